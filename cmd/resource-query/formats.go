@@ -1,0 +1,82 @@
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gofluxion/gofluxion/match"
+
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/grug"
+)
+
+// defaultGraph is the cluster loaded when no -L is given: our own small
+// recipe, so `go run ./cmd/resource-query` works on a fresh checkout.
+//
+//go:embed default.graphml
+var defaultGraph []byte
+
+// loadGraph reads a graph document in the given load format.
+func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	switch format {
+	case "grug":
+		return grug.Read(data)
+	}
+	return nil, fmt.Errorf("load format %s is not supported yet", format)
+}
+
+// readerText is the text Fluxion's reader would report for err.
+func readerText(err error) string {
+	var ge *grug.Error
+	if errors.As(err, &ge) {
+		return ge.Fluxion()
+	}
+	return err.Error()
+}
+
+// newWriter creates the match writer for a -F format.
+func newWriter(format string) (emit.Writer, error) {
+	switch format {
+	case "simple":
+		return emit.NewSimple(), nil
+	case "pretty_simple":
+		return emit.NewPrettySimple(), nil
+	}
+	return nil, fmt.Errorf("match format %s is not supported yet", format)
+}
+
+// dispatchMore handles the commands of later formats and graph changes.
+func (c *cli) dispatchMore(name string, args []string) {
+	switch name {
+	case "find":
+		c.cmdFind(args)
+	case "update", "attach", "remove", "partial-cancel":
+		c.errf("ERROR: %s is not supported yet\n", name)
+	}
+}
+
+func (c *cli) cmdFind(args []string) {
+	if len(args) < 2 {
+		c.errf("ERROR: malformed command: \n")
+		return
+	}
+	expr := strings.Join(args[1:], " ")
+	if err := c.m.Find(expr, time.Now().Unix(), c.w); err != nil {
+		var me *match.Error
+		if errors.As(err, &me) {
+			c.errf("find%s", me.Msg)
+		}
+		return
+	}
+	s, err := c.w.Render()
+	if err == nil {
+		c.outf("%s", s)
+	}
+	c.outf("INFO: =============================\n")
+	c.outf("INFO: EXPRESSION=\"%s\"\n", expr)
+	c.outf("INFO: =============================\n")
+}

@@ -1,0 +1,422 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// VertexID is a dense vertex index, in creation order. Readers other than
+// JGF also use it as the vertex's uniq_id.
+type VertexID int32
+
+// EdgeID is a dense edge index, in creation order.
+type EdgeID int32
+
+// TypeID is an interned resource type (see Graph.Types).
+type TypeID int32
+
+// SubsystemID is an interned subsystem name (see Graph.Subsystems).
+type SubsystemID int32
+
+// NoVertex marks the absence of a vertex.
+const NoVertex VertexID = -1
+
+// Status of a vertex. Only StatusUp is matched; JGF may store any integer.
+type Status int64
+
+const (
+	StatusUp   Status = 0
+	StatusDown Status = 1
+)
+
+// Property is one key/value tag of a vertex.
+type Property struct{ Key, Value string }
+
+// Path is the slash-separated path of a vertex from the root of one
+// subsystem, e.g. "/tiny0/rack0/node1".
+type Path struct {
+	Subsystem SubsystemID
+	Path      string
+}
+
+// Vertex is one resource pool: Size interchangeable units of one Type.
+type Vertex struct {
+	Type     TypeID
+	Status   Status
+	Rank     int64 // broker rank, -1 when unknown
+	ID       int64 // per-type local id, -1 for none
+	UniqID   int64
+	Size     int64
+	Basename string
+	Name     string
+	Unit     string
+	// Props is sorted by key (byte-wise).
+	Props []Property
+	// Paths is sorted by subsystem number (interning order).
+	Paths []Path
+}
+
+// Prop returns the value of property key.
+func (v *Vertex) Prop(key string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(v.Props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
+	if !ok {
+		return "", false
+	}
+	return v.Props[i].Value, true
+}
+
+// SetProp sets (or replaces) property key.
+func (v *Vertex) SetProp(key, value string) {
+	i, ok := slices.BinarySearchFunc(v.Props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
+	if ok {
+		v.Props[i].Value = value
+		return
+	}
+	v.Props = slices.Insert(v.Props, i, Property{key, value})
+}
+
+// PathIn returns the vertex's path in subsystem s.
+func (v *Vertex) PathIn(s SubsystemID) (string, bool) {
+	for _, p := range v.Paths {
+		if p.Subsystem == s {
+			return p.Path, true
+		}
+	}
+	return "", false
+}
+
+// Edge is a directed relation tagged with exactly one subsystem.
+type Edge struct {
+	Src, Dst  VertexID
+	Subsystem SubsystemID
+	dead      bool
+}
+
+// Half is one entry of an adjacency list: the edge, the vertex at its other
+// end and its subsystem, kept together so walks need no extra lookups.
+type Half struct {
+	Edge      EdgeID
+	Other     VertexID
+	Subsystem SubsystemID
+}
+
+// Graph is a resource graph: vertices, subsystem-tagged edges, per-subsystem
+// roots and the lookup indexes of spec model.md §4. Vertex and edge ids are
+// dense and never reused; removing a subgraph only drops edges and index
+// entries.
+type Graph struct {
+	Types      *Names
+	Subsystems *Names
+
+	vertices []Vertex
+	edges    []Edge
+	out      [][]Half
+	in       [][]Half
+	roots    []VertexID // indexed by SubsystemID
+
+	byType [][]VertexID // indexed by TypeID
+	byName map[string][]VertexID
+	byRank map[int64][]VertexID
+	byPath map[string][]VertexID
+	// nodeRank is the next rank given to a node vertex by loaders that
+	// number nodes in creation order.
+	nodeRank int64
+}
+
+// New returns an empty graph with the fixed interning prefixes.
+func New() *Graph {
+	return &Graph{
+		Types:      NewNames(typePrefix...),
+		Subsystems: NewNames(subsystemPrefix...),
+		byName:     make(map[string][]VertexID),
+		byRank:     make(map[int64][]VertexID),
+		byPath:     make(map[string][]VertexID),
+	}
+}
+
+// Grow reserves room for n more vertices and edges.
+func (g *Graph) Grow(n int) {
+	g.vertices = slices.Grow(g.vertices, n)
+	g.edges = slices.Grow(g.edges, n)
+	g.out = slices.Grow(g.out, n)
+	g.in = slices.Grow(g.in, n)
+}
+
+// NumVertices is the number of vertex slots (including removed ones).
+func (g *Graph) NumVertices() int { return len(g.vertices) }
+
+// NumEdges is the number of edge slots (including removed ones).
+func (g *Graph) NumEdges() int { return len(g.edges) }
+
+// LiveEdges counts edges that have not been removed.
+func (g *Graph) LiveEdges() int {
+	n := 0
+	for i := range g.edges {
+		if !g.edges[i].dead {
+			n++
+		}
+	}
+	return n
+}
+
+// V returns vertex v. The pointer is valid until the next AddVertex.
+func (g *Graph) V(v VertexID) *Vertex { return &g.vertices[v] }
+
+// E returns edge e.
+func (g *Graph) E(e EdgeID) *Edge { return &g.edges[e] }
+
+// Out returns v's out-edges in creation order. Do not modify.
+func (g *Graph) Out(v VertexID) []Half { return g.out[v] }
+
+// In returns v's in-edges in creation order. Do not modify.
+func (g *Graph) In(v VertexID) []Half { return g.in[v] }
+
+// TypeName is the name of v's type.
+func (g *Graph) TypeName(v VertexID) string { return g.Types.Name(int32(g.vertices[v].Type)) }
+
+// SubsystemName returns the name of subsystem s.
+func (g *Graph) SubsystemName(s SubsystemID) string { return g.Subsystems.Name(int32(s)) }
+
+// Type interns a type name.
+func (g *Graph) Type(name string) TypeID { return TypeID(g.Types.Intern(name)) }
+
+// Subsystem interns a subsystem name.
+func (g *Graph) Subsystem(name string) SubsystemID {
+	return SubsystemID(g.Subsystems.Intern(name))
+}
+
+// Root returns the root of subsystem s, or NoVertex.
+func (g *Graph) Root(s SubsystemID) VertexID {
+	if s < 0 || int(s) >= len(g.roots) {
+		return NoVertex
+	}
+	return g.roots[s]
+}
+
+// SetRoot records v as the root of subsystem s. It fails if s has a root.
+func (g *Graph) SetRoot(s SubsystemID, v VertexID) error {
+	for int(s) >= len(g.roots) {
+		g.roots = append(g.roots, NoVertex)
+	}
+	if g.roots[s] != NoVertex {
+		return fmt.Errorf("add_graph_metadata: failed to add root metadata for %s subsystem. Possible duplicate root.\n", g.SubsystemName(s))
+	}
+	g.roots[s] = v
+	return nil
+}
+
+// RootSubsystems lists the subsystems that have a root, in interning order.
+func (g *Graph) RootSubsystems() []SubsystemID {
+	var r []SubsystemID
+	for s, v := range g.roots {
+		if v != NoVertex {
+			r = append(r, SubsystemID(s))
+		}
+	}
+	return r
+}
+
+// AddVertex appends v and indexes it by type, name, rank and every path.
+func (g *Graph) AddVertex(v Vertex) VertexID {
+	id := VertexID(len(g.vertices))
+	g.vertices = append(g.vertices, v)
+	g.out = append(g.out, nil)
+	g.in = append(g.in, nil)
+	for int(v.Type) >= len(g.byType) {
+		g.byType = append(g.byType, nil)
+	}
+	g.byType[v.Type] = append(g.byType[v.Type], id)
+	g.byName[v.Name] = append(g.byName[v.Name], id)
+	g.byRank[v.Rank] = append(g.byRank[v.Rank], id)
+	for _, p := range v.Paths {
+		g.byPath[p.Path] = append(g.byPath[p.Path], id)
+	}
+	return id
+}
+
+// AddPath gives v a path in subsystem s (replacing an existing one in the
+// vertex, but keeping old index entries, as Fluxion does) and indexes it.
+func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
+	vx := &g.vertices[v]
+	i, ok := slices.BinarySearchFunc(vx.Paths, s, func(p Path, s SubsystemID) int { return int(p.Subsystem - s) })
+	if ok {
+		vx.Paths[i].Path = path
+	} else {
+		vx.Paths = slices.Insert(vx.Paths, i, Path{s, path})
+	}
+	g.byPath[path] = append(g.byPath[path], v)
+}
+
+// AddEdge creates a new edge src→dst in subsystem s.
+func (g *Graph) AddEdge(src, dst VertexID, s SubsystemID) EdgeID {
+	e := EdgeID(len(g.edges))
+	g.edges = append(g.edges, Edge{Src: src, Dst: dst, Subsystem: s})
+	g.out[src] = append(g.out[src], Half{e, dst, s})
+	g.in[dst] = append(g.in[dst], Half{e, src, s})
+	return e
+}
+
+// FindEdge returns the first live edge src→dst in any subsystem.
+func (g *Graph) FindEdge(src, dst VertexID) (EdgeID, bool) {
+	for _, h := range g.out[src] {
+		if h.Other == dst {
+			return h.Edge, true
+		}
+	}
+	return -1, false
+}
+
+// SetEdgeSubsystem retags edge e (GRUG reuses an existing edge this way).
+func (g *Graph) SetEdgeSubsystem(e EdgeID, s SubsystemID) {
+	ed := &g.edges[e]
+	ed.Subsystem = s
+	for i := range g.out[ed.Src] {
+		if g.out[ed.Src][i].Edge == e {
+			g.out[ed.Src][i].Subsystem = s
+		}
+	}
+	for i := range g.in[ed.Dst] {
+		if g.in[ed.Dst][i].Edge == e {
+			g.in[ed.Dst][i].Subsystem = s
+		}
+	}
+}
+
+// RemoveEdge deletes edge e from both adjacency lists.
+func (g *Graph) RemoveEdge(e EdgeID) {
+	ed := &g.edges[e]
+	if ed.dead {
+		return
+	}
+	ed.dead = true
+	g.out[ed.Src] = slices.DeleteFunc(g.out[ed.Src], func(h Half) bool { return h.Edge == e })
+	g.in[ed.Dst] = slices.DeleteFunc(g.in[ed.Dst], func(h Half) bool { return h.Edge == e })
+}
+
+// Unindex removes v's edges and index entries (its slot stays allocated):
+// all path keys of v are deleted whole, and v's first occurrence in the
+// type, name and rank indexes is removed (spec traversal.md §14.4).
+func (g *Graph) Unindex(v VertexID) {
+	for len(g.out[v]) > 0 {
+		g.RemoveEdge(g.out[v][0].Edge)
+	}
+	for len(g.in[v]) > 0 {
+		g.RemoveEdge(g.in[v][0].Edge)
+	}
+	vx := &g.vertices[v]
+	for _, p := range vx.Paths {
+		delete(g.byPath, p.Path)
+	}
+	removeFirst := func(l []VertexID) []VertexID {
+		if i := slices.Index(l, v); i >= 0 {
+			return slices.Delete(l, i, i+1)
+		}
+		return l
+	}
+	g.byType[vx.Type] = removeFirst(g.byType[vx.Type])
+	g.byName[vx.Name] = removeFirst(g.byName[vx.Name])
+	g.byRank[vx.Rank] = removeFirst(g.byRank[vx.Rank])
+	for s := range g.roots {
+		if g.roots[s] == v {
+			g.roots[s] = NoVertex
+		}
+	}
+}
+
+// ByType lists vertices of type t in creation order.
+func (g *Graph) ByType(t TypeID) []VertexID {
+	if t < 0 || int(t) >= len(g.byType) {
+		return nil
+	}
+	return g.byType[t]
+}
+
+// ByName lists vertices named name.
+func (g *Graph) ByName(name string) []VertexID { return g.byName[name] }
+
+// ByRank lists vertices of rank r.
+func (g *Graph) ByRank(r int64) []VertexID { return g.byRank[r] }
+
+// ByPath lists vertices at path p (in any subsystem).
+func (g *Graph) ByPath(p string) []VertexID { return g.byPath[p] }
+
+// Ranks returns the rank keys of the rank index in ascending order.
+func (g *Graph) Ranks() []int64 {
+	r := make([]int64, 0, len(g.byRank))
+	for k := range g.byRank {
+		r = append(r, k)
+	}
+	slices.Sort(r)
+	return r
+}
+
+// IndexSizes returns the number of keys of the type, name and path indexes.
+func (g *Graph) IndexSizes() (types, names, paths int) {
+	for _, l := range g.byType {
+		if l != nil {
+			types++
+		}
+	}
+	return types, len(g.byName), len(g.byPath)
+}
+
+// NextNodeRank returns the next per-load node rank (GRUG and hwloc number
+// node vertices 0, 1, ... in creation order).
+func (g *Graph) NextNodeRank() int64 {
+	r := g.nodeRank
+	g.nodeRank++
+	return r
+}
+
+// ResetNodeRanks restarts the per-load node rank counter.
+func (g *Graph) ResetNodeRanks() { g.nodeRank = 0 }
+
+// DefaultName is basename followed by the decimal id, or the basename alone
+// when id is -1.
+func DefaultName(basename string, id int64) string {
+	if id == -1 {
+		return basename
+	}
+	return basename + strconv.FormatInt(id, 10)
+}
+
+// Clone returns a deep copy of the graph.
+func (g *Graph) Clone() *Graph {
+	c := &Graph{
+		Types:      g.Types.clone(),
+		Subsystems: g.Subsystems.clone(),
+		vertices:   slices.Clone(g.vertices),
+		edges:      slices.Clone(g.edges),
+		out:        make([][]Half, len(g.out)),
+		in:         make([][]Half, len(g.in)),
+		roots:      slices.Clone(g.roots),
+		byType:     make([][]VertexID, len(g.byType)),
+		byName:     make(map[string][]VertexID, len(g.byName)),
+		byRank:     make(map[int64][]VertexID, len(g.byRank)),
+		byPath:     make(map[string][]VertexID, len(g.byPath)),
+		nodeRank:   g.nodeRank,
+	}
+	for i := range c.vertices {
+		c.vertices[i].Props = slices.Clone(c.vertices[i].Props)
+		c.vertices[i].Paths = slices.Clone(c.vertices[i].Paths)
+	}
+	for i := range g.out {
+		c.out[i] = slices.Clone(g.out[i])
+		c.in[i] = slices.Clone(g.in[i])
+	}
+	for i := range g.byType {
+		c.byType[i] = slices.Clone(g.byType[i])
+	}
+	for k, v := range g.byName {
+		c.byName[k] = slices.Clone(v)
+	}
+	for k, v := range g.byRank {
+		c.byRank[k] = slices.Clone(v)
+	}
+	for k, v := range g.byPath {
+		c.byPath[k] = slices.Clone(v)
+	}
+	return c
+}

@@ -1,0 +1,117 @@
+// Package jsonw writes JSON the way Fluxion prints it (jansson with
+// JSON_INDENT(0)): one line, ": " between key and value, ", " between
+// members, keys in insertion order.
+package jsonw
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Buf accumulates JSON text.
+type Buf struct {
+	B     []byte
+	first []bool // per open container: no member written yet
+}
+
+func (b *Buf) sep() {
+	if n := len(b.first); n > 0 {
+		if !b.first[n-1] {
+			b.B = append(b.B, ", "...)
+		}
+		b.first[n-1] = false
+	}
+}
+
+// Open starts an object ('{') or array ('[') as a value.
+func (b *Buf) Open(c byte) {
+	b.sep()
+	b.B = append(b.B, c)
+	b.first = append(b.first, true)
+}
+
+// Close ends the innermost container.
+func (b *Buf) Close(c byte) {
+	b.B = append(b.B, c)
+	b.first = b.first[:len(b.first)-1]
+}
+
+// Key writes an object key; the next call writes its value.
+func (b *Buf) Key(k string) {
+	b.sep()
+	b.B = AppendString(b.B, k)
+	b.B = append(b.B, ": "...)
+	// The value that follows must not write a separator.
+	b.first = append(b.first, true)
+	b.pendingValue()
+}
+
+// pendingValue marks that a value follows a key: the value's sep() pops
+// this marker instead of writing ", ".
+func (b *Buf) pendingValue() {}
+
+// String writes a string value.
+func (b *Buf) String(s string) {
+	b.valueSep()
+	b.B = AppendString(b.B, s)
+}
+
+// Int writes an integer value.
+func (b *Buf) Int(n int64) {
+	b.valueSep()
+	b.B = strconv.AppendInt(b.B, n, 10)
+}
+
+// Bool writes a boolean value.
+func (b *Buf) Bool(v bool) {
+	b.valueSep()
+	b.B = strconv.AppendBool(b.B, v)
+}
+
+// Raw writes pre-rendered JSON as a value.
+func (b *Buf) Raw(s string) {
+	b.valueSep()
+	b.B = append(b.B, s...)
+}
+
+func (b *Buf) valueSep() { b.sep() }
+
+// AppendString appends s as a JSON string with jansson's escaping.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			dst = append(dst, `\"`...)
+		case c == '\\':
+			dst = append(dst, `\\`...)
+		case c == '\n':
+			dst = append(dst, `\n`...)
+		case c == '\r':
+			dst = append(dst, `\r`...)
+		case c == '\t':
+			dst = append(dst, `\t`...)
+		case c == '\b':
+			dst = append(dst, `\b`...)
+		case c == '\f':
+			dst = append(dst, `\f`...)
+		case c < 0x20 || c == 0x7f:
+			dst = append(dst, `\u00`...)
+			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, `\ufffd`...)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size
+			continue
+		default:
+			dst = append(dst, c)
+		}
+		i++
+	}
+	return append(dst, '"')
+}

@@ -1,0 +1,68 @@
+package jobspec_test
+
+import (
+	"fmt"
+
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+func ExampleParse() {
+	js, err := jobspec.Parse([]byte(`version: 9999
+resources:
+  - type: node
+    count: 1
+    with:
+      - type: slot
+        label: default
+        count: {min: 2, max: 8, operator: "+", operand: 2}
+        with:
+          - type: core
+            count: 4
+attributes:
+  system:
+    duration: 3600
+    constraints:
+      properties: ["foo"]
+tasks:
+  - command: [ "app" ]
+    slot: default
+    count:
+      per_slot: 1
+`), jobspec.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	slot := js.Resources[0].With[0]
+	fmt.Println(js.Version, js.Duration, slot.Type, slot.Label, slot.Count, slot.With[0].Count)
+	fmt.Println(js.Constraint.Match("node0", 0, func(p string) bool { return p == "foo" }))
+
+	_, err = jobspec.Parse([]byte("version: 1\nresources:\n  - type: node\n    count: -2\nattributes:\ntasks: []\n"), jobspec.Options{})
+	fmt.Println(err)
+	_, err = jobspec.Parse([]byte("version: 1\nresources: [{type: slot, count: 1}]\nattributes:\ntasks: []\n"), jobspec.Options{})
+	fmt.Println(err)
+	// Output:
+	// 9999 3600 slot default {2,8,+,2} 4
+	// true
+	// yaml-cpp: error at line 4, column 12: bad conversion
+	// All slots must be labeled
+}
+
+func ExampleCount_Calc() {
+	// 18 cores are available.
+	for _, c := range []jobspec.Count{
+		jobspec.Fixed(4), // exactly 4
+		{Min: 2, Max: 7, Operator: '+', Operand: 2},   // 2, 4, 6 (7 is not 2+2k)
+		{Min: 2, Max: 17, Operator: '*', Operand: 3},  // 2, 6 (18 > 17)
+		{Min: 2, Max: 100, Operator: '^', Operand: 2}, // 2, 4, 16 (256 > 18)
+		jobspec.Fixed(20), // not satisfiable
+	} {
+		fmt.Println(c, c.Calc(18), c.EffectiveMax())
+	}
+	// Output:
+	// 4 4 4
+	// {2,7,+,2} 6 6
+	// {2,17,*,3} 6 6
+	// {2,100,^,2} 16 16
+	// 20 0 20
+}

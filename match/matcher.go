@@ -1,0 +1,534 @@
+package match
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/planner"
+	"github.com/gofluxion/gofluxion/policy"
+)
+
+// Defaults of resource-query and the cli API.
+const (
+	DefaultPolicy       = "first"
+	DefaultSubsystems   = "CA"
+	DefaultPruneFilters = "ALL:core,ALL:node"
+
+	// GraphEnd is the end of the schedulable time window, [0, GraphEnd)
+	// seconds: 100 years, as resource-query uses.
+	GraphEnd int64 = 3153600000
+	// xCheckerTotal is the unit count of the exclusivity checker planners.
+	xCheckerTotal int64 = 1 << 30
+)
+
+// Options configure a Matcher. Zero values select the defaults.
+type Options struct {
+	// Policy is a policy name or custom policy string (default "first").
+	Policy string
+	// Subsystems is a matcher name such as "CA" or "C+PA" (default "CA").
+	Subsystems string
+	// PruneFilters is a pruning spec such as "ALL:core,ALL:node"; empty
+	// selects the default unless NoPruneFilters is set.
+	PruneFilters string
+	// NoPruneFilters installs no configured pruning filters.
+	NoPruneFilters bool
+	// Traverser is "simple" (default) or "flexible".
+	Traverser string
+}
+
+// matcherNames maps -S names to subsystem lists (spec resource-query.md §1).
+var matcherNames = map[string][]string{
+	"CA":       {"containment"},
+	"IBA":      {"ibnet"},
+	"IBBA":     {"ibnetbw"},
+	"PA":       {"power"},
+	"PFS1BA":   {"pfs1bw"},
+	"C+IBA":    {"containment", "ibnet"},
+	"C+IBBA":   {"containment", "ibnetbw"},
+	"C+PA":     {"containment", "power"},
+	"C+PFS1BA": {"containment", "pfs1bw"},
+	"IB+IBBA":  {"ibnet", "ibnetbw"},
+	"C+P+IBA":  {"containment", "power", "ibnet"},
+	"V+PFS1BA": {"virtual1", "pfs1bw"},
+	"VA":       {"virtual1"},
+	"ALL":      {"containment", "ibnet", "ibnetbw", "pfs1bw", "power"},
+}
+
+// SubsystemNames resolves a matcher name (or its lowercase form).
+func SubsystemNames(name string) ([]string, bool) {
+	if l, ok := matcherNames[name]; ok {
+		return l, true
+	}
+	l, ok := matcherNames[strings.ToUpper(name)]
+	if ok && strings.ToLower(name) == name {
+		return l, true
+	}
+	return nil, false
+}
+
+// ConfigError reports a bad option; Stage names the step of Fluxion's
+// initialisation that fails, whose message resource-query prints.
+type ConfigError struct {
+	Stage string // "policy", "subsystems", "prune", "traverser"
+	Err   error
+}
+
+func (e *ConfigError) Error() string { return e.Stage + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// pruneConf is the pruning configuration of one subsystem (model.md §7.1).
+type pruneConf struct {
+	anchors map[graph.TypeID][]graph.TypeID // anchor → pruned types, interning order
+	isPrune []bool                          // pruning-type set, by TypeID
+}
+
+func (p *pruneConf) has(t graph.TypeID) bool { return int(t) < len(p.isPrune) && p.isPrune[t] }
+
+func (p *pruneConf) mark(t graph.TypeID) {
+	for int(t) >= len(p.isPrune) {
+		p.isPrune = append(p.isPrune, false)
+	}
+	p.isPrune[t] = true
+}
+
+func insertSorted(l []graph.TypeID, t graph.TypeID) []graph.TypeID {
+	for i, x := range l {
+		if x == t {
+			return l
+		}
+		if x > t {
+			l = append(l, 0)
+			copy(l[i+1:], l[i:])
+			l[i] = t
+			return l
+		}
+	}
+	return append(l, t)
+}
+
+// install applies one HL:LL pair.
+func (p *pruneConf) install(anchor, t graph.TypeID) {
+	if p.anchors == nil {
+		p.anchors = map[graph.TypeID][]graph.TypeID{}
+	}
+	if anchor == graph.TypeAny {
+		for a, l := range p.anchors {
+			for i, x := range l {
+				if x == t {
+					p.anchors[a] = append(l[:i:i], l[i+1:]...)
+					break
+				}
+			}
+		}
+		p.anchors[anchor] = insertSorted(p.anchors[anchor], t)
+	} else if !containsType(p.anchors[graph.TypeAny], t) {
+		p.anchors[anchor] = insertSorted(p.anchors[anchor], t)
+	}
+	p.mark(t)
+}
+
+func containsType(l []graph.TypeID, t graph.TypeID) bool {
+	for _, x := range l {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// typesFor lists the types tracked at a vertex of type x.
+func (p *pruneConf) typesFor(x graph.TypeID, dst []graph.TypeID) []graph.TypeID {
+	dst = append(dst[:0], p.anchors[x]...)
+	if x != graph.TypeAny {
+		for _, t := range p.anchors[graph.TypeAny] {
+			if t != x {
+				dst = append(dst, t)
+			}
+		}
+	}
+	return dst
+}
+
+// parsePrune parses a pruning spec into conf, interning the type names.
+func parsePrune(g *graph.Graph, spec string, conf *pruneConf) error {
+	for _, pair := range strings.Split(spec, ",") {
+		hl, ll, ok := strings.Cut(pair, ":")
+		hl = strings.Join(strings.Fields(hl), "")
+		ll = strings.Join(strings.Fields(ll), "")
+		if !ok || hl == "" || ll == "" {
+			return fmt.Errorf("bad pruning filter %q in %q (want HL:LL)", pair, spec)
+		}
+		anchor := graph.TypeAny
+		if hl != "ALL" {
+			anchor = g.Type(hl)
+		}
+		conf.install(anchor, g.Type(ll))
+	}
+	return nil
+}
+
+// jobRec is the state one job holds on one vertex.
+type jobRec struct {
+	job    uint64
+	alloc  int64 // span id in plans (0: none)
+	resv   int64 // span id in plans for a reservation (0: none)
+	xspan  int64 // span id in the exclusivity checker (0: none)
+	fspan  int64 // multi-span id in the dominant filter (-1: none)
+	tagged bool
+}
+
+// stamp is the per-match selection state of an edge (or of a root's
+// virtual in-edge): needs/exclusive are valid iff seq is current.
+type stamp struct {
+	seq   uint64
+	needs int64
+	excl  bool
+}
+
+// outEntry is one entry of a vertex's dynamic child order (by_outedges):
+// sorted by weight, then target uniq_id, both descending.
+type outEntry struct {
+	weight uint64
+	uniq   int64
+	edge   graph.EdgeID
+	dst    graph.VertexID
+	sub    graph.SubsystemID
+}
+
+// Matcher matches jobspecs against one resource graph and keeps the
+// graph's schedule: allocations, reservations and pruning filters.
+//
+// A Matcher is not safe for concurrent use.
+type Matcher struct {
+	g        *graph.Graph
+	pol      policy.Policy
+	opts     Options
+	subs     []graph.SubsystemID // dominant first
+	dom      graph.SubsystemID
+	flexible bool
+	dynamic  bool
+
+	prune []pruneConf // by matcher subsystem index
+
+	plans  []planner.Planner
+	xchk   []planner.Planner
+	jobs   [][]jobRec
+	filt   [][]*planner.Multi // [subsystem index][vertex]
+	colors [][]uint32         // [subsystem index][vertex]
+	cbase  uint32
+	labels []labelRec
+
+	stamps   []stamp // by edge
+	vroot    []stamp // by subsystem index
+	outOrder [][]outEntry
+	weight   []uint64 // by edge
+
+	seq     uint64
+	nodesUp int64
+	polExcl []graph.TypeID
+
+	// Errno emulates the C library's errno as Fluxion leaves it: failure
+	// paths that set no code report the previous one.
+	errno Errno
+	msg   strings.Builder
+
+	// Visit counters of the current walk and Fluxion's running totals.
+	pre, post           int64
+	preTotal, postTotal int64
+
+	cur  matchState
+	work workspace
+	reqc reqCache
+}
+
+type labelRec struct {
+	seq   uint64
+	label string
+}
+
+// New creates a matcher for g. The graph must not be changed behind the
+// matcher's back afterwards, except through the matcher.
+func New(g *graph.Graph, opts Options) (*Matcher, error) {
+	if opts.Policy == "" {
+		opts.Policy = DefaultPolicy
+	}
+	if opts.Subsystems == "" {
+		opts.Subsystems = DefaultSubsystems
+	}
+	if opts.Traverser == "" {
+		opts.Traverser = "simple"
+	}
+	pol, err := policy.New(opts.Policy)
+	if err != nil {
+		return nil, &ConfigError{"policy", err}
+	}
+	if opts.Traverser != "simple" && opts.Traverser != "flexible" {
+		return nil, &ConfigError{"traverser", fmt.Errorf("unknown traverser %q (want simple or flexible)", opts.Traverser)}
+	}
+	names, ok := SubsystemNames(opts.Subsystems)
+	if !ok {
+		return nil, &ConfigError{"subsystems", fmt.Errorf("unknown matcher name %q", opts.Subsystems)}
+	}
+	m := &Matcher{g: g, pol: pol, opts: opts, flexible: opts.Traverser == "flexible", dynamic: pol.StopOnFirstMatch(), errno: 0}
+	for _, n := range names {
+		m.subs = append(m.subs, g.Subsystem(n))
+	}
+	m.dom = m.subs[0]
+	m.prune = make([]pruneConf, len(m.subs))
+	spec := opts.PruneFilters
+	if strings.TrimSpace(spec) == "" && !opts.NoPruneFilters {
+		spec = DefaultPruneFilters
+	}
+	if strings.TrimSpace(spec) != "" {
+		if err := parsePrune(g, spec, &m.prune[0]); err != nil {
+			return nil, &ConfigError{"prune", err}
+		}
+	}
+	for _, t := range pol.ExclusiveTypes() {
+		m.polExcl = append(m.polExcl, g.Type(t))
+	}
+	for _, s := range m.subs {
+		if g.Root(s) == graph.NoVertex {
+			return nil, &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", g.SubsystemName(s))}
+		}
+	}
+	m.initState()
+	m.prime()
+	return m, nil
+}
+
+// Graph returns the matcher's graph.
+func (m *Matcher) Graph() *graph.Graph { return m.g }
+
+// Policy returns the matcher's policy.
+func (m *Matcher) Policy() policy.Policy { return m.pol }
+
+// SetErrno sets the emulated errno, which failures that set no code of
+// their own report. resource-query starts with ENOTTY, as Fluxion's
+// terminal check leaves it when commands come from a file.
+func (m *Matcher) SetErrno(e Errno) { m.errno = e }
+
+// initState sizes the per-vertex and per-edge state for the whole graph.
+func (m *Matcher) initState() {
+	g := m.g
+	nv, ne := g.NumVertices(), g.NumEdges()
+	m.plans = make([]planner.Planner, nv)
+	m.xchk = make([]planner.Planner, nv)
+	m.jobs = make([][]jobRec, nv)
+	m.labels = make([]labelRec, nv)
+	for v := 0; v < nv; v++ {
+		m.plans[v].Init(0, math.MaxInt64, g.V(graph.VertexID(v)).Size)
+		m.xchk[v].Init(0, math.MaxInt64, xCheckerTotal)
+	}
+	m.filt = make([][]*planner.Multi, len(m.subs))
+	m.colors = make([][]uint32, len(m.subs))
+	for i := range m.subs {
+		m.filt[i] = make([]*planner.Multi, nv)
+		m.colors[i] = make([]uint32, nv)
+	}
+	m.vroot = make([]stamp, len(m.subs))
+	m.stamps = make([]stamp, ne)
+	m.weight = make([]uint64, ne)
+	m.outOrder = make([][]outEntry, nv)
+	for e := 0; e < ne; e++ {
+		m.weight[e] = math.MaxUint64
+	}
+	for v := 0; v < nv; v++ {
+		out := g.Out(graph.VertexID(v))
+		if len(out) == 0 {
+			continue
+		}
+		l := make([]outEntry, 0, len(out))
+		for _, h := range out {
+			l = append(l, outEntry{weight: math.MaxUint64, uniq: g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem})
+		}
+		sortOut(l)
+		m.outOrder[v] = l
+	}
+	m.nodesUp = 0
+	for _, v := range g.ByType(graph.TypeNode) {
+		if g.V(v).Status == graph.StatusUp {
+			m.nodesUp++
+		} else {
+			m.nodesUp--
+		}
+	}
+}
+
+// sortOut orders entries by weight then uniq_id, descending (insertion
+// sort: lists arrive nearly sorted and are short).
+func sortOut(l []outEntry) {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		j := i
+		for j > 0 && outAfter(l[j-1], x) {
+			l[j] = l[j-1]
+			j--
+		}
+		l[j] = x
+	}
+}
+
+// outAfter reports whether a sorts after b.
+func outAfter(a, b outEntry) bool {
+	if a.weight != b.weight {
+		return a.weight < b.weight
+	}
+	return a.uniq < b.uniq
+}
+
+// rekey moves edge e of source u to weight w in the dynamic order.
+func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, w uint64) {
+	l := m.outOrder[u]
+	i := -1
+	for k := range l {
+		if l[k].edge == e {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		return
+	}
+	x := l[i]
+	x.weight = w
+	m.weight[e] = w
+	copy(l[i:], l[i+1:])
+	l = l[:len(l)-1]
+	j := 0
+	for j < len(l) && !outAfter(l[j], x) {
+		j++
+	}
+	l = append(l, outEntry{})
+	copy(l[j+1:], l[j:])
+	l[j] = x
+	m.outOrder[u] = l
+}
+
+// resetColors turns every vertex white in every subsystem at once.
+func (m *Matcher) resetColors() {
+	if m.cbase > math.MaxUint32-8 {
+		for i := range m.colors {
+			clear(m.colors[i])
+		}
+		m.cbase = 0
+	}
+	m.cbase += 3
+}
+
+func (m *Matcher) white(si int, v graph.VertexID) bool { return m.colors[si][v] <= m.cbase }
+func (m *Matcher) gray(si int, v graph.VertexID)       { m.colors[si][v] = m.cbase + 1 }
+func (m *Matcher) black(si int, v graph.VertexID)      { m.colors[si][v] = m.cbase + 2 }
+
+// subIndex returns the matcher index of subsystem s, or -1.
+func (m *Matcher) subIndex(s graph.SubsystemID) int {
+	for i, x := range m.subs {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// prime builds the pruning filters of every subsystem (model.md §7.2).
+func (m *Matcher) prime() {
+	m.resetColors()
+	var scratch []graph.TypeID
+	for si, s := range m.subs {
+		root := m.g.Root(s)
+		if root == graph.NoVertex {
+			continue
+		}
+		var top tcounts
+		m.primeVertex(si, root, &top, &scratch)
+	}
+}
+
+// tcounts is a small type→count map ordered by type id.
+type tcounts []tcount
+
+type tcount struct {
+	t graph.TypeID
+	n int64
+}
+
+func (c *tcounts) add(t graph.TypeID, n int64) {
+	l := *c
+	for i := range l {
+		if l[i].t == t {
+			l[i].n += n
+			return
+		}
+		if l[i].t > t {
+			l = append(l, tcount{})
+			copy(l[i+1:], l[i:])
+			l[i] = tcount{t, n}
+			*c = l
+			return
+		}
+	}
+	*c = append(l, tcount{t, n})
+}
+
+func (c tcounts) get(t graph.TypeID) (int64, bool) {
+	for _, x := range c {
+		if x.t == t {
+			return x.n, true
+		}
+	}
+	return 0, false
+}
+
+func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scratch *[]graph.TypeID) {
+	g := m.g
+	conf := &m.prune[si]
+	vx := g.V(u)
+	m.gray(si, u)
+	if conf.has(vx.Type) {
+		toParent.add(vx.Type, vx.Size)
+	}
+	if len(g.Out(u)) == 0 {
+		if !conf.has(vx.Type) {
+			conf.install(graph.TypeCluster, vx.Type)
+			toParent.add(vx.Type, vx.Size)
+		}
+		m.black(si, u)
+		return
+	}
+	var dfv tcounts
+	s := m.subs[si]
+	for _, h := range g.Out(u) {
+		if h.Subsystem != s || !m.white(si, h.Other) {
+			continue
+		}
+		m.primeVertex(si, h.Other, &dfv, scratch)
+	}
+	for _, tc := range dfv {
+		if conf.has(tc.t) {
+			toParent.add(tc.t, tc.n)
+		}
+	}
+	m.black(si, u)
+	types := conf.typesFor(vx.Type, (*scratch)[:0])
+	*scratch = types
+	if len(types) == 0 {
+		return
+	}
+	totals := make([]int64, len(types))
+	ids := make([]int32, len(types))
+	for i, t := range types {
+		totals[i], _ = dfv.get(t)
+		ids[i] = int32(t)
+	}
+	if f := m.filt[si][u]; f != nil {
+		f.Update(totals, ids)
+		return
+	}
+	f, err := planner.NewMulti(0, math.MaxInt64, totals, ids)
+	if err != nil {
+		return
+	}
+	m.filt[si][u] = f
+}

@@ -1,0 +1,284 @@
+package match
+
+import (
+	"math"
+
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+// Op is a match operation.
+type Op int
+
+const (
+	// Allocate allocates now or fails.
+	Allocate Op = iota
+	// AllocateOrElseReserve allocates now, else reserves at the earliest
+	// future time the request fits.
+	AllocateOrElseReserve
+	// AllocateWithSatisfiability allocates now; on failure it tells busy
+	// (ErrBusy) from never satisfiable (ErrUnsatisfiable).
+	AllocateWithSatisfiability
+	// Satisfiability only checks whether the request could ever fit.
+	Satisfiability
+	// WithoutAllocating finds resources now without booking them.
+	WithoutAllocating
+	// WithoutAllocatingFuture finds resources now or later without booking.
+	WithoutAllocatingFuture
+)
+
+var opNames = []string{"allocate", "allocate_orelse_reserve", "allocate_with_satisfiability", "satisfiability", "without_allocating", "without_allocating_future"}
+
+func (o Op) String() string {
+	if o < 0 || int(o) >= len(opNames) {
+		return "unknown"
+	}
+	return opNames[o]
+}
+
+// ParseOp returns the Op named s (resource-query's spelling).
+func ParseOp(s string) (Op, bool) {
+	for i, n := range opNames {
+		if n == s {
+			return Op(i), true
+		}
+	}
+	return 0, false
+}
+
+// Books reports whether a successful match of this op is recorded as a job.
+func (o Op) Books() bool {
+	return o == Allocate || o == AllocateOrElseReserve || o == AllocateWithSatisfiability
+}
+
+// Duration converts a jobspec duration to booked seconds: 0 means the whole
+// graph window, fractions round up (spec jobspec.md §4.1).
+func Duration(d float64) (int64, bool) {
+	g := GraphEnd
+	if g <= 0 || math.IsNaN(d) || d < 0 || d > float64(g) || d > float64(math.MaxInt64-1) {
+		return 0, false
+	}
+	if d == 0 {
+		return g, true
+	}
+	return int64(math.Ceil(d)), true
+}
+
+// Match runs op for js as job jobid at time at (resource-query passes 0)
+// and emits the selection to w. It returns the start time of the
+// allocation or reservation. Errors are *Error; use errors.Is with ErrBusy,
+// ErrUnsatisfiable or ErrInvalid. A failed match leaves the schedule as it
+// was.
+func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) (int64, error) {
+	m.msg.Reset()
+	rc := m.run(op, js, jobid, at, w)
+	if rc != 0 {
+		return 0, &Error{Op: "match", Errno: m.errno, Msg: m.msg.String()}
+	}
+	return m.cur.at, nil
+}
+
+// Visits returns the pre-order and post-order visit counts of the last
+// operation, as resource-query's -e prints them.
+func (m *Matcher) Visits() (pre, post int64) { return m.preTotal, m.postTotal }
+
+func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {
+	root := m.g.Root(m.dom)
+	if js == nil || root == graph.NoVertex || len(js.Resources) == 0 {
+		m.errno = EINVAL
+		return -1
+	}
+	c := m.resolve(js)
+	d, ok := Duration(js.Duration)
+	if !ok {
+		m.errno = EINVAL
+		return -1
+	}
+	nt := m.g.Types.Len()
+	if cap(m.cur.excl) < nt {
+		m.cur.excl = make([]bool, nt)
+	}
+	m.cur.excl = m.cur.excl[:nt]
+	clear(m.cur.excl)
+	for _, t := range m.polExcl {
+		m.cur.excl[t] = true
+	}
+	for _, t := range c.excl {
+		if t >= 0 {
+			m.cur.excl[t] = true
+		}
+	}
+	m.cur.jobid = jobid
+	m.cur.at, m.cur.now = at, at
+	m.cur.duration = d
+	m.cur.atype = atAlloc
+	m.cur.cons = js.Constraint
+	m.cur.queue = js.Queue
+	m.cur.top = c.top
+	m.cur.dfv = c.dfv
+	if op == WithoutAllocating || op == WithoutAllocatingFuture {
+		m.cur.atype = atNone
+	}
+	if op == Satisfiability {
+		m.cur.atype = atSatisfiability
+		m.cur.at = m.farFuture()
+		rc := m.selectAt()
+		m.preTotal, m.postTotal = m.pre, m.post
+		if rc != 0 && (m.errno == EBUSY || m.errno == ERANGE) {
+			m.errno = ENODEV
+		}
+		m.resetColors()
+		return rc
+	}
+	if m.schedule(op) != 0 {
+		return -1
+	}
+	if m.cur.at == GraphEnd {
+		m.errno = EBUSY
+		return -1
+	}
+	if m.cur.at < 0 || m.cur.at > GraphEnd {
+		m.errno = EINVAL
+		return -1
+	}
+	if m.cur.at+m.cur.duration > GraphEnd {
+		m.cur.duration = GraphEnd - m.cur.at
+	}
+	return m.update(w, true)
+}
+
+// farFuture is the start time of satisfiability probes: everything is free
+// there unless booked until the end of time.
+func (m *Matcher) farFuture() int64 {
+	return math.MaxInt64 - m.cur.duration - 1
+}
+
+// schedule tries now, then per op a reservation search or a satisfiability
+// probe (spec traversal.md §10).
+func (m *Matcher) schedule(op Op) int {
+	if !m.feasible(op) {
+		return -1
+	}
+	rc := m.selectAt()
+	if rc == 0 {
+		m.preTotal, m.postTotal = m.pre, m.post
+		return 0
+	}
+	switch op {
+	case Allocate, WithoutAllocating:
+		m.errno = EBUSY
+	case AllocateWithSatisfiability:
+		m.errno = EBUSY
+		m.cur.atype = atSatisfiability
+		m.cur.at = m.farFuture()
+		rc = m.selectAt()
+		m.preTotal += m.pre
+		m.postTotal += m.post
+		if rc != 0 && (m.errno == EBUSY || m.errno == ERANGE) {
+			m.errno = ENODEV
+		}
+		m.resetColors()
+		return -1
+	case AllocateOrElseReserve, WithoutAllocatingFuture:
+		if op == AllocateOrElseReserve {
+			m.cur.atype = atOrElseReserve
+		}
+		root := m.g.Root(m.dom)
+		f := m.filt[0][root]
+		perr := ENOENT
+		if f != nil {
+			counts := make([]int64, f.Len())
+			for i := range counts {
+				counts[i], _ = m.cur.dfv.get(graph.TypeID(f.Type(i)))
+			}
+			t, err := f.AvailTimeFirst(m.cur.now+1, m.cur.duration, counts)
+			for err == nil && rc != 0 {
+				m.cur.at = t
+				rc = m.selectAt()
+				m.preTotal += m.pre
+				m.postTotal += m.post
+				if rc == 0 {
+					// Fluxion advances the candidate iterator once more
+					// after the successful attempt; running out leaves
+					// ENOENT in errno.
+					if _, nerr := f.AvailTimeNext(); nerr != nil {
+						m.errno = plannerErrno(nerr)
+					}
+				}
+				if rc != 0 {
+					t, err = f.AvailTimeNext()
+				}
+			}
+			if rc == 0 {
+				return 0
+			}
+			perr = plannerErrno(err)
+		}
+		if perr == ENOENT || perr == ERANGE {
+			m.errno = EBUSY
+			m.cur.atype = atSatisfiability
+			m.cur.at = m.farFuture()
+			if m.selectAt() != 0 && (m.errno == EBUSY || m.errno == ERANGE) {
+				m.errno = ENODEV
+			}
+			m.resetColors()
+		} else {
+			m.preTotal += m.pre
+			m.postTotal += m.post
+		}
+		return -1
+	}
+	return -1
+}
+
+// feasible is the quick node-count pre-check (spec traversal.md §10.1).
+func (m *Matcher) feasible(op Op) bool {
+	n := int64(0)
+	if m.prune[0].has(graph.TypeNode) {
+		n, _ = m.cur.dfv.get(graph.TypeNode)
+	}
+	fail := func() bool {
+		if op == AllocateWithSatisfiability {
+			m.errno = ENODEV
+		} else {
+			m.errno = EBUSY
+		}
+		return false
+	}
+	if m.cur.cons == nil && n <= m.nodesUp {
+		return true
+	}
+	if n > m.nodesUp {
+		return fail()
+	}
+	nodes := m.g.ByType(graph.TypeNode)
+	if nodes == nil {
+		return true
+	}
+	t := GraphEnd - 1
+	if op == Allocate || op == WithoutAllocating {
+		t = m.cur.at
+	}
+	found := int64(0)
+	for _, v := range nodes {
+		if found >= n {
+			break
+		}
+		vx := m.g.V(v)
+		if !m.cur.cons.Match(vx.Name, vx.Rank, func(k string) bool { _, ok := vx.Prop(k); return ok }) {
+			continue
+		}
+		if op != AllocateWithSatisfiability && vx.Status != graph.StatusUp {
+			continue
+		}
+		if a, err := m.plans[v].AvailDuring(t, m.cur.duration); err != nil || a != 1 {
+			continue
+		}
+		found++
+	}
+	if found < n {
+		return fail()
+	}
+	return true
+}

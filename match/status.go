@@ -1,0 +1,47 @@
+package match
+
+import (
+	"github.com/gofluxion/gofluxion/graph"
+)
+
+// SetStatus marks the vertices at path up or down (spec traversal.md §12).
+// Down vertices and everything below them are not matched, except by
+// satisfiability probes. Descendants keep their own status.
+func (m *Matcher) SetStatus(path string, st graph.Status) error {
+	vs := m.g.ByPath(path)
+	if len(vs) == 0 {
+		return &Error{Op: "set-status", Errno: EINVAL, Msg: "mark: could not find subtree path (" + path + ") in resource graph.\n"}
+	}
+	var changed []graph.VertexID
+	for _, v := range vs {
+		vx := m.g.V(v)
+		if vx.Status == st {
+			continue
+		}
+		vx.Status = st
+		changed = m.collectSubtree(v, changed)
+	}
+	for _, v := range changed {
+		vx := m.g.V(v)
+		if vx.Type != graph.TypeNode {
+			continue
+		}
+		if st == graph.StatusUp {
+			m.nodesUp += vx.Size
+		} else {
+			m.nodesUp -= vx.Size
+		}
+	}
+	return nil
+}
+
+// collectSubtree appends v and its dominant descendants.
+func (m *Matcher) collectSubtree(v graph.VertexID, acc []graph.VertexID) []graph.VertexID {
+	acc = append(acc, v)
+	for _, h := range m.g.Out(v) {
+		if h.Subsystem == m.dom {
+			acc = m.collectSubtree(h.Other, acc)
+		}
+	}
+	return acc
+}

@@ -1,0 +1,572 @@
+package planner
+
+import (
+	"errors"
+	"math"
+	"slices"
+)
+
+// Errors mirror the errno values of the specification so that callers can
+// classify failures with errors.Is exactly as the spec classifies errnos.
+var (
+	ErrInvalid  = errors.New("planner: invalid argument (EINVAL)")
+	ErrRange    = errors.New("planner: out of range (ERANGE)")
+	ErrBusy     = errors.New("planner: resources busy (EBUSY)")
+	ErrNotFound = errors.New("planner: not found (ENOENT)")
+)
+
+// point is a scheduled point: rem units are free from at until the next
+// point. ref counts the span endpoints (plus 1 for the base point) that keep
+// the point alive.
+type point struct {
+	at  int64
+	rem int64
+	ref int64
+}
+
+// span is one booking. A free slot has planned < 0 and links the free list
+// through next. gen distinguishes successive occupants of a slot so that
+// stale ids are rejected.
+type span struct {
+	start, last, planned int64
+	gen                  uint32
+	next                 int32
+}
+
+// Iteration states of avail_time_first/next.
+const (
+	iterNone   uint8 = iota // no valid iteration: Next fails with ErrInvalid
+	iterActive              // candidates remain to be examined
+	iterDone                // search ended: Next fails with ErrNotFound
+)
+
+// extra holds everything a planner needs only once it has had a span, so
+// that the Planner value itself stays small.
+type extra struct {
+	spans  []span
+	free   int32 // head of the free slot list, -1 if empty
+	nspans int32 // live spans
+
+	// avail_time_first/next parameters and cursor (index of the next point
+	// to examine; points cannot move while the iteration is valid because
+	// every mutation invalidates it).
+	itOn, itD, itReq int64
+	itIdx            int
+
+	// Initial backing arrays for Planner.pts and spans, so that the first
+	// AddSpan of a planner makes a single allocation.
+	ptsBuf  [4]point
+	spanBuf [2]span
+}
+
+// newExtra returns storage using its inline arrays.
+func newExtra() *extra {
+	e := &extra{free: -1}
+	e.spans = e.spanBuf[:0]
+	return e
+}
+
+// Planner is the time-indexed availability of total units of one resource
+// over [Base(), End()).
+//
+// A Planner is meant to live by value in large slices (one per graph
+// vertex): it is 64 bytes, and one without spans owns no heap memory. Its
+// zero value is an empty planner with base = end = total = 0; call Init to
+// give it a real range. Do not copy a Planner that has had spans by plain
+// assignment (the copies would share storage); use Clone or CopyTo.
+type Planner struct {
+	base, end, total int64
+	// pts is sorted by at. When empty, the planner has only the implicit
+	// base point with rem == total; storage is created by the first AddSpan.
+	pts  []point
+	ext  *extra
+	iter uint8
+}
+
+// New returns a planner for total units over [base, base+horizon).
+func New(base, horizon, total int64) (*Planner, error) {
+	p := new(Planner)
+	if err := p.Init(base, horizon, total); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Init (re)initialises p in place with no spans and without allocating. It
+// fails with ErrInvalid if horizon < 1 and ErrRange if total < 0 (the
+// unsigned "total > INT64_MAX" case of the spec), leaving p unchanged.
+func (p *Planner) Init(base, horizon, total int64) error {
+	if horizon < 1 {
+		return ErrInvalid
+	}
+	if total < 0 {
+		return ErrRange
+	}
+	// Storage is dropped rather than reused: p may be a shallow copy that
+	// shares it with another planner.
+	*p = Planner{base: base, end: satAdd(base, horizon), total: total}
+	return nil
+}
+
+// satAdd returns a+b for b >= 0, saturating at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	if s < a {
+		return math.MaxInt64
+	}
+	return s
+}
+
+// exceeds reports whether t+d > end, for d >= 1, without overflowing.
+func exceeds(t, d, end int64) bool {
+	s := t + d
+	return s < t || s > end
+}
+
+// before reports whether a < b+d, for d >= 1, without overflowing.
+func before(a, b, d int64) bool {
+	s := b + d
+	return s < b || a < s
+}
+
+// Total returns the number of units planned over.
+func (p *Planner) Total() int64 { return p.total }
+
+// Base returns the first instant of the planner.
+func (p *Planner) Base() int64 { return p.base }
+
+// End returns base+horizon, saturated at math.MaxInt64.
+func (p *Planner) End() int64 { return p.end }
+
+// NumSpans returns the number of live spans.
+func (p *Planner) NumSpans() int {
+	if p.ext == nil {
+		return 0
+	}
+	return int(p.ext.nspans)
+}
+
+// NumPoints returns the number of scheduled points, including the base
+// point.
+func (p *Planner) NumPoints() int {
+	if len(p.pts) == 0 {
+		return 1
+	}
+	return len(p.pts)
+}
+
+// stateIdx returns the index of the point with the greatest at <= t.
+// Requires len(pts) > 0 and t >= pts[0].at.
+func stateIdx(pts []point, t int64) int {
+	lo, hi := 1, len(pts) // pts[0].at <= t by precondition
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if pts[m].at <= t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
+}
+
+// AvailAt returns the units free at t (avail_resources_at). It fails with
+// ErrRange if t < Base() or t > End().
+func (p *Planner) AvailAt(t int64) (int64, error) {
+	if t > p.end || t < p.base {
+		return -1, ErrRange
+	}
+	if len(p.pts) == 0 {
+		return p.total, nil
+	}
+	return p.pts[stateIdx(p.pts, t)].rem, nil
+}
+
+// AvailDuring returns the minimum number of units free during [t, t+d)
+// (avail_resources_during). Errors: ErrInvalid if t > End() or d < 1,
+// ErrRange if t+d > End(), ErrInvalid if t < Base().
+func (p *Planner) AvailDuring(t, d int64) (int64, error) {
+	if t > p.end || d < 1 {
+		return -1, ErrInvalid
+	}
+	if exceeds(t, d, p.end) {
+		return -1, ErrRange
+	}
+	if t < p.base {
+		return -1, ErrInvalid
+	}
+	return p.minDuring(t, d), nil
+}
+
+// minDuring is AvailDuring without argument checks; t+d does not overflow.
+func (p *Planner) minDuring(t, d int64) int64 {
+	pts := p.pts
+	if len(pts) == 0 {
+		return p.total
+	}
+	i := stateIdx(pts, t)
+	m := pts[i].rem
+	e := t + d
+	for i++; i < len(pts) && pts[i].at < e; i++ {
+		m = min(m, pts[i].rem)
+	}
+	return m
+}
+
+// Check reports whether request units are free during all of [t, t+d)
+// (avail_during). Errors, in order: ErrInvalid if d < 1; ErrRange if
+// request is negative or exceeds Total(); ErrRange if t+d > End();
+// ErrInvalid if t < Base(); ErrBusy if fewer than request units are free at
+// some instant of the window.
+func (p *Planner) Check(t, d, request int64) error {
+	if d < 1 {
+		return ErrInvalid
+	}
+	if request < 0 || request > p.total {
+		return ErrRange
+	}
+	if exceeds(t, d, p.end) {
+		return ErrRange
+	}
+	if t < p.base {
+		return ErrInvalid
+	}
+	if p.minDuring(t, d) < request {
+		return ErrBusy
+	}
+	return nil
+}
+
+// AddSpan books request units during [start, start+d) and returns a
+// positive span id. Every failure (bad arguments, window past End(), not
+// enough free units) is ErrInvalid, as in the spec. A request of 0 is legal
+// and still creates scheduled points.
+func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
+	// Check covers every condition of add_span: d >= 1, 0 <= request <=
+	// total, start >= base and start+d <= end (stricter than the spec's
+	// start+d-1 <= end, which therefore never matters).
+	if p.Check(start, d, request) != nil {
+		return -1, ErrInvalid
+	}
+	if p.ext == nil {
+		p.ext = newExtra()
+	}
+	if len(p.pts) == 0 {
+		if cap(p.pts) == 0 {
+			p.pts = p.ext.ptsBuf[:0]
+		}
+		p.pts = append(p.pts, point{at: p.base, rem: p.total, ref: 1})
+	}
+	last := start + d
+	i := p.refPoint(start)
+	j := p.refPoint(last)
+	for k := i; k < j; k++ {
+		p.pts[k].rem -= request
+	}
+	p.iter = iterNone
+	return p.ext.alloc(start, last, request), nil
+}
+
+// refPoint returns the index of the point at t, creating it from the state
+// at t if needed, and takes a reference on it. Requires t >= base.
+func (p *Planner) refPoint(t int64) int {
+	i := stateIdx(p.pts, t)
+	if p.pts[i].at == t {
+		p.pts[i].ref++
+		return i
+	}
+	p.pts = slices.Insert(p.pts, i+1, point{at: t, rem: p.pts[i].rem, ref: 1})
+	return i + 1
+}
+
+// unrefPoint drops a reference on the point at index i, deleting it when
+// unreferenced.
+func (p *Planner) unrefPoint(i int) {
+	p.pts[i].ref--
+	if p.pts[i].ref == 0 {
+		p.pts = slices.Delete(p.pts, i, i+1)
+	}
+}
+
+// pointIdx returns the index of the existing point at t.
+func (p *Planner) pointIdx(t int64) int {
+	i := stateIdx(p.pts, t)
+	if p.pts[i].at != t {
+		panic("planner: internal error: span endpoint without point")
+	}
+	return i
+}
+
+func (e *extra) alloc(start, last, planned int64) int64 {
+	var slot int32
+	if e.free >= 0 {
+		slot = e.free
+		e.free = e.spans[slot].next
+	} else {
+		slot = int32(len(e.spans))
+		e.spans = append(e.spans, span{})
+	}
+	s := &e.spans[slot]
+	s.start, s.last, s.planned, s.next = start, last, planned, -1
+	e.nspans++
+	return int64(s.gen)<<32 | int64(slot+1)
+}
+
+func (e *extra) release(slot int32) {
+	s := &e.spans[slot]
+	s.planned = -1
+	s.gen = (s.gen + 1) & math.MaxInt32 // keep ids positive
+	s.next = e.free
+	e.free = slot
+	e.nspans--
+}
+
+// lookup returns the slot of live span id, or -1.
+func (p *Planner) lookup(id int64) int32 {
+	if p.ext == nil || id <= 0 {
+		return -1
+	}
+	slot := id&math.MaxUint32 - 1
+	if slot < 0 || slot >= int64(len(p.ext.spans)) {
+		return -1
+	}
+	s := &p.ext.spans[slot]
+	if s.planned < 0 || int64(s.gen) != id>>32 {
+		return -1
+	}
+	return int32(slot)
+}
+
+// adjust adds delta to the remaining units of every point in [start, last).
+func (p *Planner) adjust(start, last, delta int64) (i, j int) {
+	i, j = p.pointIdx(start), p.pointIdx(last)
+	for k := i; k < j; k++ {
+		p.pts[k].rem += delta
+	}
+	return i, j
+}
+
+// RemSpan removes span id, undoing its booking and deleting scheduled points
+// no longer referenced. Unknown ids fail with ErrInvalid.
+func (p *Planner) RemSpan(id int64) error {
+	slot := p.lookup(id)
+	if slot < 0 {
+		return ErrInvalid
+	}
+	p.remSlot(slot)
+	return nil
+}
+
+func (p *Planner) remSlot(slot int32) {
+	s := &p.ext.spans[slot]
+	i, j := p.adjust(s.start, s.last, s.planned)
+	p.unrefPoint(j) // j > i: delete it first so that i stays valid
+	p.unrefPoint(i)
+	p.ext.release(slot)
+	p.iter = iterNone
+}
+
+// ReduceSpan gives k of span id's planned units back (reduce_span). If k
+// equals the planned count (including k = 0 on a span planning 0) the span
+// is removed and removed is true; otherwise k = 0 does nothing. k < 0,
+// k > planned or an unknown id fail with ErrInvalid.
+func (p *Planner) ReduceSpan(id, k int64) (removed bool, err error) {
+	slot := p.lookup(id)
+	if slot < 0 {
+		return false, ErrInvalid
+	}
+	s := &p.ext.spans[slot]
+	switch {
+	case k == s.planned:
+		p.remSlot(slot)
+		return true, nil
+	case k == 0:
+		return false, nil
+	case k < 0 || k > s.planned:
+		return false, ErrInvalid
+	}
+	p.adjust(s.start, s.last, k)
+	s.planned -= k
+	p.iter = iterNone
+	return false, nil
+}
+
+// SpanPlanned returns the units planned by span id (span_resource_count);
+// ErrInvalid if unknown.
+func (p *Planner) SpanPlanned(id int64) (int64, error) {
+	slot := p.lookup(id)
+	if slot < 0 {
+		return -1, ErrInvalid
+	}
+	return p.ext.spans[slot].planned, nil
+}
+
+// Reset drops every span and point and restarts over [base, base+horizon)
+// with the same total. Storage is kept for reuse, and ids of dropped spans
+// stay invalid. A horizon < 1 is treated as 1.
+func (p *Planner) Reset(base, horizon int64) {
+	p.base, p.end = base, satAdd(base, max(horizon, 1))
+	p.pts = p.pts[:0]
+	p.iter = iterNone
+	if e := p.ext; e != nil {
+		e.free = -1
+		for i := len(e.spans) - 1; i >= 0; i-- {
+			s := &e.spans[i]
+			if s.planned >= 0 {
+				s.planned = -1
+				s.gen = (s.gen + 1) & math.MaxInt32
+			}
+			s.next = e.free
+			e.free = int32(i)
+		}
+		e.nspans = 0
+	}
+}
+
+// UpdateTotal changes the total to n, shifting every point's remaining
+// units by n - Total(), clamped at 0 (so a later RemSpan can leave more
+// units free than the new total, as in the spec). A negative n is treated
+// as 0.
+func (p *Planner) UpdateTotal(n int64) {
+	n = max(n, 0)
+	delta := n - p.total
+	p.total = n
+	for i := range p.pts {
+		r := p.pts[i].rem + delta
+		if delta < 0 && r > p.pts[i].rem { // underflow
+			r = 0
+		} else if delta > 0 && r < p.pts[i].rem { // overflow
+			r = math.MaxInt64
+		}
+		p.pts[i].rem = max(r, 0)
+	}
+	p.iter = iterNone
+}
+
+// AvailTimeFirst returns the earliest candidate start time t >= onOrAfter
+// at which request units stay free during [t, t+d) (avail_time_first).
+// Candidates are only scheduled point times (the base and span endpoints),
+// see the package documentation. Errors: ErrInvalid unless Base() <=
+// onOrAfter < End() and d >= 1; ErrRange if request < 0 or > Total();
+// ErrRange if the first acceptable candidate ends past End() (the search
+// then ends); ErrNotFound when no candidate remains.
+func (p *Planner) AvailTimeFirst(onOrAfter, d, request int64) (int64, error) {
+	p.iter = iterNone
+	if onOrAfter < p.base || onOrAfter >= p.end || d < 1 {
+		return -1, ErrInvalid
+	}
+	if request < 0 || request > p.total {
+		return -1, ErrRange
+	}
+	if len(p.pts) == 0 {
+		// The only candidate is the base point, which has total units free.
+		p.iter = iterDone
+		if onOrAfter > p.base {
+			return -1, ErrNotFound
+		}
+		if exceeds(p.base, d, p.end) {
+			return -1, ErrRange
+		}
+		return p.base, nil
+	}
+	e := p.ext
+	e.itOn, e.itD, e.itReq, e.itIdx = onOrAfter, d, request, 0
+	p.iter = iterActive
+	return p.nextCandidate()
+}
+
+// AvailTimeNext continues the search of the last AvailTimeFirst after the
+// last examined candidate. It fails with ErrInvalid if there was no
+// AvailTimeFirst or a span was added, removed or reduced (or the total or
+// range changed) since; otherwise as AvailTimeFirst.
+func (p *Planner) AvailTimeNext() (int64, error) {
+	switch p.iter {
+	case iterNone:
+		return -1, ErrInvalid
+	case iterDone:
+		return -1, ErrNotFound
+	}
+	return p.nextCandidate()
+}
+
+// nextCandidate examines candidates from the cursor on. When a candidate's
+// window contains a point b with too few units, every candidate before b
+// has b in its window too, so the scan resumes after b; this keeps a whole
+// search linear in the number of points.
+func (p *Planner) nextCandidate() (int64, error) {
+	e, pts := p.ext, p.pts
+	on, d, req := e.itOn, e.itD, e.itReq
+	i := e.itIdx
+	if i < len(pts) && pts[i].at < on {
+		// Candidates before onOrAfter are consumed without effect; on >= base,
+		// so the first point at or after it follows the state at on.
+		i = stateIdx(pts, on)
+		if pts[i].at < on {
+			i++
+		}
+	}
+	for i < len(pts) {
+		c := pts[i]
+		if c.rem < req {
+			i++
+			continue
+		}
+		busy := -1
+		for k := i + 1; k < len(pts) && before(pts[k].at, c.at, d); k++ {
+			if pts[k].rem < req {
+				busy = k
+				break
+			}
+		}
+		if busy >= 0 {
+			i = busy + 1
+			continue
+		}
+		e.itIdx = i + 1
+		if exceeds(c.at, d, p.end) {
+			p.iter = iterDone
+			return -1, ErrRange
+		}
+		return c.at, nil
+	}
+	e.itIdx = len(pts)
+	return -1, ErrNotFound
+}
+
+// Clone returns a deep copy of p.
+func (p *Planner) Clone() *Planner {
+	c := new(Planner)
+	p.CopyTo(c)
+	return c
+}
+
+// CopyTo makes dst a deep copy of p, reusing dst's storage when it is not
+// shared with p.
+func (p *Planner) CopyTo(dst *Planner) {
+	if dst == p {
+		return
+	}
+	if p.ext == nil { // p never had a span, so it has no storage either
+		*dst = *p
+		return
+	}
+	e := dst.ext
+	if e == nil || e == p.ext {
+		// No storage, or dst is a shallow copy of p sharing p's storage.
+		e = newExtra()
+		dst.pts = nil
+	}
+	pts := dst.pts[:0]
+	if len(p.pts) > 0 {
+		if cap(pts) == 0 {
+			pts = e.ptsBuf[:0]
+		}
+		pts = append(pts, p.pts...)
+	}
+	src := p.ext
+	e.spans = append(e.spans[:0], src.spans...)
+	e.free, e.nspans = src.free, src.nspans
+	e.itOn, e.itD, e.itReq, e.itIdx = src.itOn, src.itD, src.itReq, src.itIdx
+	*dst = *p
+	dst.pts, dst.ext = pts, e
+}

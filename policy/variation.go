@@ -1,0 +1,62 @@
+package policy
+
+import (
+	"github.com/gofluxion/gofluxion/graph"
+)
+
+// variation prefers vertices with the lowest perf_class property; vertices
+// without one score as class 9999 (spec policies.md §5).
+type variation struct{}
+
+func newVariation() *variation { return &variation{} }
+
+func (variation) Name() string                                { return "variation" }
+func (variation) StopOnFirstMatch() bool                      { return false }
+func (variation) ExclusiveTypes() []string                    { return nil }
+func (variation) Discover(*graph.Graph, graph.VertexID) error { return nil }
+func (variation) VertexOrder() Order                          { return Less }
+func (variation) SlotOrder() Order                            { return Greater }
+func (variation) GraphOrder([]int64) Order                    { return Less }
+func (variation) FinishGraph()                                {}
+
+func (variation) Finish(g *graph.Graph, v graph.VertexID, met bool) int64 {
+	if !met {
+		return 0
+	}
+	s, _ := g.V(v).Prop("perf_class")
+	return 1 + PerfClass(s)
+}
+
+// PerfClass parses a perf_class value like C's atoi-with-range-check: leading
+// blanks, an optional sign and a decimal prefix; anything unparsable, out of
+// int range or outside 0..9999 gives 9999.
+func PerfClass(s string) int64 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	var v int64
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		v = v*10 + int64(s[i]-'0')
+		if v > 1<<31 {
+			return 9999
+		}
+		i++
+	}
+	if i == start {
+		return 9999
+	}
+	if neg {
+		v = -v
+	}
+	if v < -1<<31 || v > 1<<31-1 || v < 0 || v > 9999 {
+		return 9999
+	}
+	return v
+}
