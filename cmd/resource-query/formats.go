@@ -12,6 +12,8 @@ import (
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/grug"
+	"github.com/gofluxion/gofluxion/jgf"
+	"github.com/gofluxion/gofluxion/rv1"
 )
 
 // defaultGraph is the cluster loaded when no -L is given: our own small
@@ -45,6 +47,18 @@ func newWriter(format string) (emit.Writer, error) {
 		return emit.NewSimple(), nil
 	case "pretty_simple":
 		return emit.NewPrettySimple(), nil
+	case "jgf":
+		return jgf.NewWriter(), nil
+	case "jgf_shorthand":
+		return jgf.NewShorthandWriter(), nil
+	case "rlite":
+		return rv1.NewWriter(rv1.RLite), nil
+	case "rv1":
+		return rv1.NewWriter(rv1.RV1), nil
+	case "rv1_nosched":
+		return rv1.NewWriter(rv1.RV1NoSched), nil
+	case "rv1_shorthand":
+		return rv1.NewWriter(rv1.RV1Shorthand), nil
 	}
 	return nil, fmt.Errorf("match format %s is not supported yet", format)
 }
@@ -73,9 +87,11 @@ func (c *cli) cmdFind(args []string) {
 		return
 	}
 	s, err := c.w.Render()
-	if err == nil {
-		c.outf("%s", s)
+	if err != nil {
+		c.errf("find: ERROR: find writer emit: %s\n", match.EINVAL)
+		return
 	}
+	c.outf("%s", s)
 	c.outf("INFO: =============================\n")
 	c.outf("INFO: EXPRESSION=\"%s\"\n", expr)
 	c.outf("INFO: =============================\n")

@@ -10,11 +10,17 @@ import (
 
 // Buf accumulates JSON text.
 type Buf struct {
-	B     []byte
-	first []bool // per open container: no member written yet
+	B        []byte
+	first    []bool // per open container: no member written yet
+	afterKey bool   // a key was just written: its value needs no separator
 }
 
+// sep writes ", " between members of the innermost container.
 func (b *Buf) sep() {
+	if b.afterKey {
+		b.afterKey = false
+		return
+	}
 	if n := len(b.first); n > 0 {
 		if !b.first[n-1] {
 			b.B = append(b.B, ", "...)
@@ -30,7 +36,7 @@ func (b *Buf) Open(c byte) {
 	b.first = append(b.first, true)
 }
 
-// Close ends the innermost container.
+// Close ends the innermost container with '}' or ']'.
 func (b *Buf) Close(c byte) {
 	b.B = append(b.B, c)
 	b.first = b.first[:len(b.first)-1]
@@ -41,40 +47,39 @@ func (b *Buf) Key(k string) {
 	b.sep()
 	b.B = AppendString(b.B, k)
 	b.B = append(b.B, ": "...)
-	// The value that follows must not write a separator.
-	b.first = append(b.first, true)
-	b.pendingValue()
+	b.afterKey = true
 }
-
-// pendingValue marks that a value follows a key: the value's sep() pops
-// this marker instead of writing ", ".
-func (b *Buf) pendingValue() {}
 
 // String writes a string value.
 func (b *Buf) String(s string) {
-	b.valueSep()
+	b.sep()
 	b.B = AppendString(b.B, s)
 }
 
 // Int writes an integer value.
 func (b *Buf) Int(n int64) {
-	b.valueSep()
+	b.sep()
 	b.B = strconv.AppendInt(b.B, n, 10)
 }
 
 // Bool writes a boolean value.
 func (b *Buf) Bool(v bool) {
-	b.valueSep()
+	b.sep()
 	b.B = strconv.AppendBool(b.B, v)
 }
 
 // Raw writes pre-rendered JSON as a value.
 func (b *Buf) Raw(s string) {
-	b.valueSep()
+	b.sep()
 	b.B = append(b.B, s...)
 }
 
-func (b *Buf) valueSep() { b.sep() }
+// Reset empties the buffer.
+func (b *Buf) Reset() {
+	b.B = b.B[:0]
+	b.first = b.first[:0]
+	b.afterKey = false
+}
 
 // AppendString appends s as a JSON string with jansson's escaping.
 func AppendString(dst []byte, s string) []byte {
