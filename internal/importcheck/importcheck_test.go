@@ -1,0 +1,89 @@
+// Package importcheck holds a test that keeps the core dependency-free.
+package importcheck
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gofluxion/gofluxion"
+
+// core packages whose production code may import only the standard
+// library and other stdlib-only packages of this module.
+var core = []string{"graph", "planner", "match", "policy", "jgf", "rv1", "emit", "grug",
+	"internal/introsort", "internal/idset", "internal/hostlist", "internal/jsonw"}
+
+func goCmd() string {
+	g := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := exec.LookPath(g); err == nil {
+		return g
+	}
+	return "go"
+}
+
+// imports lists the direct non-test imports of every package in the module.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command(goCmd(), "list", "-f", `{{.ImportPath}}:{{join .Imports " "}}`, module+"/...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imps, _ := strings.Cut(line, ":")
+		m[pkg] = strings.Fields(imps)
+	}
+	return m
+}
+
+func isStd(p string) bool { return !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") }
+
+func TestCoreImportsOnlyStandardLibrary(t *testing.T) {
+	all := imports(t)
+	for _, p := range core {
+		full := module + "/" + p
+		imps, ok := all[full]
+		if !ok {
+			t.Errorf("package %s not found", full)
+			continue
+		}
+		for _, imp := range imps {
+			switch {
+			case isStd(imp):
+			case strings.HasPrefix(imp, module+"/"):
+				// Module packages are allowed only if they are core too,
+				// except the jobspec model the matcher consumes.
+				rel := strings.TrimPrefix(imp, module+"/")
+				if rel != "jobspec" && !contains(core, rel) {
+					t.Errorf("%s imports non-core module package %s", p, imp)
+				}
+			default:
+				t.Errorf("%s imports third-party package %s", p, imp)
+			}
+		}
+	}
+}
+
+func TestYAMLOnlyInJobspec(t *testing.T) {
+	for pkg, imps := range imports(t) {
+		for _, imp := range imps {
+			if strings.HasPrefix(imp, "go.yaml.in/") && pkg != module+"/jobspec" {
+				t.Errorf("%s imports %s; the YAML dependency lives in jobspec only", pkg, imp)
+			}
+		}
+	}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
