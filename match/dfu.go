@@ -28,7 +28,8 @@ type matchState struct {
 	cons     *jobspec.Constraint
 	queue    string
 	excl     []bool // exclusive resource types, by TypeID
-	top      []*req
+	top      []*req // the request list of the current selection
+	orig     []*req // the jobspec's top-level requests
 	dfv      tcounts
 }
 
@@ -438,6 +439,9 @@ func (m *Matcher) exploreAux(u graph.VertexID, si int, dfu *scoring) int {
 
 // domSlot runs the slot walk at u (spec traversal.md §7).
 func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristine bool, dfu *scoring) int {
+	if m.flexible {
+		return m.domOrSlot(u, shape, nslots, pristine, dfu)
+	}
 	s := m.work.pool.get()
 	defer m.work.pool.put(s)
 	if m.explore(u, 0, shape, pristine, true, s, nslots) != 0 {
@@ -447,9 +451,6 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 	for i := 0; i < s.n; i++ {
 		l := &s.l[i]
 		s.chooseBestK(l.sub, l.typ, l.qual, order)
-	}
-	if m.flexible && len(shape) > 0 {
-		return m.domOrSlot(u, shape, nslots, s, dfu)
 	}
 	sub := m.subs[0]
 	// Count how many slots fit: per element, consecutive candidates in
@@ -526,12 +527,6 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 		dfu.add(sub, graph.TypeSlot, egroup{score: score, count: 1, excl: true, e0: e0, en: en})
 	}
 	return 0
-}
-
-// domOrSlot is the flexible traverser's or-slot packing (spec §13.4); not
-// implemented yet.
-func (m *Matcher) domOrSlot(u graph.VertexID, shape []*req, nslots uint32, s, dfu *scoring) int {
-	return -1
 }
 
 func clampU32(n int64) uint32 {
@@ -683,8 +678,33 @@ func (m *Matcher) tick() {
 	m.work.erecs = m.work.erecs[:0]
 }
 
-// selectAt runs one selection at m.cur.at (spec traversal.md §8.6).
+// selectAt runs one selection at m.cur.at (spec traversal.md §8.6). With
+// the flexible traverser, xor-slot alternatives are tried in order.
 func (m *Matcher) selectAt() int {
+	if !m.flexible || !hasXor(m.cur.orig) {
+		m.cur.top = m.cur.orig
+		return m.selectOnce()
+	}
+	variants, ok := expandXor(m.cur.orig)
+	if !ok || len(variants) == 0 {
+		m.tick()
+		m.errno = EOVERFLOW
+		m.msg.WriteString("select: split_xor_slots failed.\n")
+		m.msg.WriteString(EOVERFLOW.String())
+		m.msg.WriteString("\n")
+		return -1
+	}
+	rc := -1
+	for _, v := range variants {
+		m.cur.top = v
+		if rc = m.selectOnce(); rc == 0 {
+			return 0
+		}
+	}
+	return rc
+}
+
+func (m *Matcher) selectOnce() int {
 	m.tick()
 	root := m.g.Root(m.dom)
 	top := m.work.pool.get()

@@ -116,6 +116,7 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 	m.cur.cons = js.Constraint
 	m.cur.queue = js.Queue
 	m.cur.top = c.top
+	m.cur.orig = c.top
 	m.cur.dfv = c.dfv
 	if op == WithoutAllocating || op == WithoutAllocatingFuture {
 		m.cur.atype = atNone

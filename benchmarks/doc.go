@@ -1,0 +1,46 @@
+// Package benchmarks reproduces flux-sched's resource-bench workload against
+// gofluxion, with every input generated in code (nothing is downloaded).
+//
+// # Graph
+//
+// One cluster of N nodes × C cores, containment subsystem only, written by
+// grug.Cluster: cluster0 → node0…node<N-1> → core0…core<C-1>. The sizes are
+// 256×32, 1024×32 and 4096×64; 16384×64 is added when the environment
+// variable GOFLUXION_BENCH_HUGE=1 is set.
+//
+// # Jobspecs
+//
+// JobspecCore ("jobspec A") asks for cluster[1] → node[1] → slot[1] →
+// core[1] for 3600 s: one core somewhere. JobspecNodeExclusive ("jobspec
+// B") asks for cluster[1] → node[1] (exclusive) → slot[1] → core[C] for
+// 3600 s: one whole node.
+//
+// # Stream
+//
+// A stream is what resource-bench measures: a fresh matcher (default
+// options apart from the policy) receives "match allocate" for jobs 1, 2, …
+// until the cluster is full or the job count reaches the stream length
+// (256×32: 4096 jobs, 1024×32 and larger: 8192; the node-exclusive stream on
+// 1024×32 is 1024 jobs, which fill it). Each match is emitted to one reused
+// emit.NewSimple writer whose Render output is discarded. Stream runs one
+// stream and returns the latency of every match.
+//
+// # Benchmarks (in the _test.go files)
+//
+//   - BenchmarkLoad/<size>: grug.Read + match.New; the custom metric
+//     MiB-heap is the heap in use (after a GC) held by one loaded graph and
+//     matcher.
+//   - BenchmarkMatch/<policy>/<size>, policies first, high and low with
+//     jobspec A: one b.N iteration is one successful match allocate, so
+//     ns/op is the per-match latency averaged over whole streams (the
+//     matcher is rebuilt, outside the timer, when a stream ends). high and
+//     low visit the whole graph on every match, so they run on 4096×64 only
+//     with GOFLUXION_BENCH_HUGE=1; first runs on every size.
+//   - BenchmarkMatchNodeExclusive/<policy>/1024x32: the same with jobspec B.
+//   - BenchmarkMatchEarlyLate/first/1024x32: one b.N iteration is a whole
+//     stream; the metrics ns-first10% and ns-last10% are the median latency
+//     of the first and last 10% of the matches of the streams, to show that
+//     the cost of a match does not grow with the number of allocated jobs.
+//
+// See README.md for the commands and measured figures.
+package benchmarks
