@@ -12,6 +12,7 @@ import (
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/grug"
+	"github.com/gofluxion/gofluxion/hwloc"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/rv1"
 )
@@ -27,6 +28,8 @@ func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, erro
 	switch format {
 	case "grug":
 		return grug.Read(data)
+	case "hwloc":
+		return hwloc.Read(data, allowlist)
 	}
 	return nil, fmt.Errorf("load format %s is not supported yet", format)
 }

@@ -1,0 +1,34 @@
+package hwloc
+
+import (
+	"errors"
+	"testing"
+)
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(v2Doc), "")
+	f.Add([]byte(v2Doc), "cluster,node,core,storage")
+	f.Add([]byte(`<topology><object type="Machine"><info name="HostName" value="x1"/>
+<object type="NUMANode"><object type="Socket"><object type="Cache" depth="2" cache_size="4096">
+<object type="Core"><object type="PU"/></object></object></object></object>
+<object type="NUMANode"><object type="Core"/><object type="Core"/>
+<object type="Bridge"><object type="OSDev" name="opencl0d1" osdev_type="5"/></object></object>
+</object></topology>`), "cluster,socket,gpu")
+	f.Add([]byte(`<topology><object type="System"><object type="Machine"/><object type="Misc"/></object></topology>`), ",")
+	f.Add([]byte(`<topology version="2.0"><object type="Machine"><object type="MemCache"><object type="NUMANode"/></object></object></topology>`), "")
+	f.Add([]byte(`<topology><object type="Cache" depth="0"/></topology>`), "")
+	f.Fuzz(func(t *testing.T, data []byte, allowlist string) {
+		g, err := Read(data, allowlist)
+		if err != nil {
+			var he *Error
+			if !errors.As(err, &he) {
+				t.Fatalf("%T %v is not an *Error", err, err)
+			}
+			if g != nil {
+				t.Fatal("graph returned with an error")
+			}
+			return
+		}
+		checkInvariants(t, g, allowlist)
+	})
+}

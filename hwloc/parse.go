@@ -1,0 +1,391 @@
+package hwloc
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// kind is an hwloc object type. Caches are split by level and by
+// instruction/data, as hwloc 2 does, so that each kind is one hwloc level
+// with its own logical indexes.
+type kind int
+
+const (
+	kMachine kind = iota
+	kSystem       // hwloc 1.x multi-machine root
+	kGroup
+	kNUMANode
+	kMemCache
+	kPackage
+	kDie
+	kL1Cache
+	kL2Cache
+	kL3Cache
+	kL4Cache
+	kL5Cache
+	kL1iCache
+	kL2iCache
+	kL3iCache
+	kCore
+	kPU
+	kBridge
+	kPCIDev
+	kOSDev
+	kMisc
+	numKinds
+)
+
+// kindNames maps the type strings of hwloc v1 and v2 XML to kinds. The
+// v1 "Cache" type is resolved with its depth and cache_type attributes.
+var kindNames = map[string]kind{
+	"machine":  kMachine,
+	"system":   kSystem,
+	"group":    kGroup,
+	"numanode": kNUMANode,
+	"memcache": kMemCache,
+	"package":  kPackage,
+	"socket":   kPackage,
+	"die":      kDie,
+	"l1cache":  kL1Cache,
+	"l2cache":  kL2Cache,
+	"l3cache":  kL3Cache,
+	"l4cache":  kL4Cache,
+	"l5cache":  kL5Cache,
+	"l1icache": kL1iCache,
+	"l2icache": kL2iCache,
+	"l3icache": kL3iCache,
+	"core":     kCore,
+	"pu":       kPU,
+	"bridge":   kBridge,
+	"pcidev":   kPCIDev,
+	"osdev":    kOSDev,
+	"misc":     kMisc,
+}
+
+// class says which child list of its parent an object belongs to in hwloc
+// 2's tree.
+type class int
+
+const (
+	classNormal class = iota
+	classMemory
+	classIO
+	classMisc
+)
+
+func (k kind) class() class {
+	switch k {
+	case kNUMANode, kMemCache:
+		return classMemory
+	case kBridge, kPCIDev, kOSDev:
+		return classIO
+	case kMisc:
+		return classMisc
+	}
+	return classNormal
+}
+
+// hwloc OS device types (the osdev_type attribute of hwloc 1.x/2.x XML).
+const (
+	osdevBlock  = 0
+	osdevGPU    = 1
+	osdevCoProc = 5
+)
+
+type info struct{ name, value string }
+
+// object is one hwloc object with its children split the way hwloc 2
+// stores them.
+type object struct {
+	kind      kind
+	line      int
+	name      string // OS device (or Misc) name
+	osdevType int64  // -1 when absent
+	cacheSize uint64 // bytes
+	infos     []info
+
+	raw                      []*object // children in document order, until the end tag
+	normal, memory, io, misc []*object
+	synthetic                bool // a Group made for a v1 NUMA node with children
+}
+
+func (o *object) info(name string) (string, bool) {
+	for _, i := range o.infos {
+		if i.name == name {
+			return i.value, true
+		}
+	}
+	return "", false
+}
+
+func (o *object) hasNonMemoryChildren() bool {
+	return len(o.normal) > 0 || len(o.io) > 0 || len(o.misc) > 0
+}
+
+// parse reads an hwloc XML document and returns a virtual object whose
+// children are the topology's root object(s), classified as usual.
+func parse(data []byte) (*object, error) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	line := func() int { l, _ := d.InputPos(); return l }
+	wrap := func(err error) *Error {
+		var se *xml.SyntaxError
+		if errors.As(err, &se) {
+			return &Error{Line: se.Line, Reason: "malformed XML: " + se.Msg, err: err}
+		}
+		return &Error{Line: line(), Reason: "malformed XML: " + err.Error(), err: err}
+	}
+
+	// Find the <topology> root element.
+	var top *object
+	for top == nil {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil, errAt(0, "no <topology> element")
+		}
+		if err != nil {
+			return nil, wrap(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local != "topology" {
+				return nil, errAt(line(), "root element is <"+t.Name.Local+">, want <topology>")
+			}
+			if err := checkVersion(t, line()); err != nil {
+				return nil, err
+			}
+			top = &object{kind: kSystem, line: line(), osdevType: -1}
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return nil, errAt(line(), "text before <topology>")
+			}
+		}
+	}
+
+	stack := []*object{top}
+	var roots []*object
+	for len(stack) > 0 {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil, errAt(line(), "malformed XML: unexpected EOF")
+		}
+		if err != nil {
+			return nil, wrap(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			cur := stack[len(stack)-1]
+			switch t.Name.Local {
+			case "object":
+				o, err := newObject(t, line())
+				if err != nil {
+					return nil, err
+				}
+				stack = append(stack, o)
+				continue
+			case "info":
+				if cur != top {
+					name, value, hasName := "", "", false
+					for _, a := range t.Attr {
+						switch a.Name.Local {
+						case "name":
+							name, hasName = a.Value, true
+						case "value":
+							value = a.Value
+						}
+					}
+					if hasName {
+						cur.infos = append(cur.infos, info{name, value})
+					}
+				}
+			}
+			// info's content, and every other element (page_type,
+			// distances, userdata, support, ...), is skipped.
+			if err := d.Skip(); err != nil {
+				return nil, wrap(err)
+			}
+		case xml.EndElement:
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			o.classify()
+			if len(stack) > 0 {
+				p := stack[len(stack)-1]
+				p.raw = append(p.raw, o)
+				if p == top {
+					roots = append(roots, o)
+				}
+			}
+		}
+	}
+	if len(roots) == 0 {
+		return nil, errAt(top.line, "<topology> has no root object")
+	}
+	if len(roots) > 1 {
+		return nil, errAt(roots[1].line, "<topology> has "+strconv.Itoa(len(roots))+" root objects, want 1")
+	}
+	// Only comments, processing instructions and white space may follow.
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, wrap(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			return nil, errAt(line(), "element <"+t.Name.Local+"> after </topology>")
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return nil, errAt(line(), "text after </topology>")
+			}
+		}
+	}
+	return top, nil
+}
+
+// checkVersion accepts hwloc 1.x (no version attribute) and 2.x XML.
+func checkVersion(t xml.StartElement, line int) error {
+	for _, a := range t.Attr {
+		if a.Name.Local != "version" {
+			continue
+		}
+		major, _, _ := strings.Cut(strings.TrimSpace(a.Value), ".")
+		if major != "1" && major != "2" {
+			return errAt(line, "unsupported hwloc XML version "+strconv.Quote(a.Value))
+		}
+	}
+	return nil
+}
+
+func newObject(t xml.StartElement, line int) (*object, error) {
+	o := &object{line: line, osdevType: -1}
+	var typ string
+	hasType := false
+	cacheDepth, cacheType := int64(-1), int64(0)
+	num := func(a xml.Attr) (uint64, error) {
+		n, err := strconv.ParseUint(strings.TrimSpace(a.Value), 10, 64)
+		if err != nil {
+			return 0, errAt(line, "object attribute "+a.Name.Local+"="+strconv.Quote(a.Value)+" is not a non-negative integer")
+		}
+		return n, nil
+	}
+	for _, a := range t.Attr {
+		var err error
+		var n uint64
+		switch a.Name.Local {
+		case "type":
+			typ, hasType = a.Value, true
+		case "name":
+			o.name = a.Value
+		case "osdev_type":
+			n, err = num(a)
+			o.osdevType = int64(min(n, 1<<62))
+		case "cache_size":
+			o.cacheSize, err = num(a)
+		case "depth":
+			n, err = num(a)
+			cacheDepth = int64(min(n, 1<<62))
+		case "cache_type":
+			n, err = num(a)
+			cacheType = int64(min(n, 1<<62))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !hasType {
+		return nil, errAt(line, "object without a type attribute")
+	}
+	lower := strings.ToLower(typ)
+	if lower == "cache" {
+		// hwloc 1.x: one Cache type; depth is the level, cache_type 2
+		// means an instruction cache.
+		icache := cacheType == 2
+		switch {
+		case cacheDepth >= 1 && cacheDepth <= 5 && !icache:
+			o.kind = kL1Cache + kind(cacheDepth-1)
+		case cacheDepth >= 1 && cacheDepth <= 3 && icache:
+			o.kind = kL1iCache + kind(cacheDepth-1)
+		case cacheDepth < 0:
+			return nil, errAt(line, "Cache object without a depth attribute")
+		default:
+			return nil, errAt(line, "Cache object with unsupported depth "+strconv.FormatInt(cacheDepth, 10))
+		}
+		return o, nil
+	}
+	k, ok := kindNames[lower]
+	if !ok {
+		return nil, errAt(line, "unknown object type "+strconv.Quote(typ))
+	}
+	o.kind = k
+	return o, nil
+}
+
+// classify distributes o's document-order children over its normal,
+// memory, I/O and Misc lists, as hwloc 2 stores them. hwloc 1.x XML nests
+// normal objects inside NUMA nodes; such a NUMA node becomes a memory
+// child instead:
+//
+//   - with exactly one normal child and no I/O or Misc children, it is
+//     attached (first) to that child's memory children and the child
+//     takes its place;
+//   - when it is its parent's only normal child, its children are spliced
+//     into the parent's lists and it is attached to the parent's memory
+//     children;
+//   - otherwise a Group object takes its place, holding its children and
+//     having it as memory child.
+func (o *object) classify() {
+	kids := o.raw
+	o.raw = nil
+	structural := func(k *object) bool {
+		switch k.kind.class() {
+		case classNormal:
+			return true
+		case classMemory:
+			return k.hasNonMemoryChildren()
+		}
+		return false
+	}
+	nStructural := 0
+	for _, k := range kids {
+		if structural(k) {
+			nStructural++
+		}
+	}
+	for _, k := range kids {
+		switch k.kind.class() {
+		case classIO:
+			o.io = append(o.io, k)
+		case classMisc:
+			o.misc = append(o.misc, k)
+		case classNormal:
+			o.normal = append(o.normal, k)
+		case classMemory:
+			if !k.hasNonMemoryChildren() {
+				o.memory = append(o.memory, k)
+				continue
+			}
+			normal, io, misc := k.normal, k.io, k.misc
+			k.normal, k.io, k.misc = nil, nil, nil
+			switch {
+			case len(normal) == 1 && len(io) == 0 && len(misc) == 0:
+				c := normal[0]
+				c.memory = append([]*object{k}, c.memory...)
+				o.normal = append(o.normal, c)
+			case nStructural == 1:
+				o.normal = append(o.normal, normal...)
+				o.memory = append(o.memory, k)
+				o.io = append(o.io, io...)
+				o.misc = append(o.misc, misc...)
+			default:
+				g := &object{kind: kGroup, line: k.line, osdevType: -1, synthetic: true,
+					normal: normal, memory: []*object{k}, io: io, misc: misc}
+				o.normal = append(o.normal, g)
+			}
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package match
+
+import (
+	"strconv"
+
+	"github.com/gofluxion/gofluxion/graph"
+)
+
+// rankCounts accumulates, per rank, the released amount of each type.
+type rankCounts struct {
+	rank   int64
+	root   graph.VertexID
+	counts tcounts
+}
+
+// domPathLen is the length of v's dominant path (the subgraph root of a
+// rank is its vertex with the shortest one).
+func (m *Matcher) domPathLen(v graph.VertexID) int {
+	p, ok := m.g.V(v).PathIn(m.dom)
+	if !ok {
+		return 1 << 30
+	}
+	return len(p)
+}
+
+// rankRoot returns the vertex of rank r with the shortest dominant path
+// (the first among equals in rank-index order).
+func (m *Matcher) rankRoot(r int64) graph.VertexID {
+	best, bestLen := graph.NoVertex, 0
+	for _, v := range m.g.ByRank(r) {
+		if l := m.domPathLen(v); best == graph.NoVertex || l < bestLen {
+			best, bestLen = v, l
+		}
+	}
+	return best
+}
+
+// PartialCancel releases the part of job held by the given ranks (the
+// rv1exec form of spec traversal.md §14.2). It reports whether that
+// released the whole job.
+func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
+	m.msg.Reset()
+	m.tick()
+	m.preTotal, m.postTotal = 0, 0
+	var rcs []rankCounts
+	for _, r := range ranks {
+		vs := m.g.ByRank(r)
+		if len(vs) == 0 {
+			m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
+			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		}
+		rc := rankCounts{rank: r, root: m.rankRoot(r)}
+		for _, v := range vs {
+			rec := m.jobRec(v, job, false)
+			if rec == nil || !rec.tagged {
+				continue
+			}
+			m.releaseVertex(v, rec, job, &rc.counts)
+		}
+		rcs = append(rcs, rc)
+	}
+	if len(rcs) == 0 {
+		m.msg.WriteString("remove: rank_to_root is empty.\n")
+		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+	}
+	m.reduceAncestors(job, rcs)
+	root := m.g.Root(m.dom)
+	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
+		return false, nil
+	}
+	for v := range m.jobs {
+		m.dropSpans(graph.VertexID(v), job)
+	}
+	return true, nil
+}
+
+// releaseVertex drops every span job holds on v, adding the allocation's
+// amount to counts.
+func (m *Matcher) releaseVertex(v graph.VertexID, rec *jobRec, job uint64, counts *tcounts) {
+	rec.tagged = false
+	if rec.xspan != 0 {
+		m.xchk[v].RemSpan(rec.xspan)
+		rec.xspan = 0
+	}
+	if f := m.filt[0][v]; f != nil && rec.fspan >= 0 {
+		f.RemSpan(rec.fspan)
+		rec.fspan = -1
+	}
+	span := rec.alloc
+	if span == 0 {
+		span = rec.resv
+	}
+	if span != 0 {
+		if n, err := m.plans[v].SpanPlanned(span); err == nil {
+			counts.add(m.g.V(v).Type, n)
+		}
+	}
+	m.dropSpans(v, job)
+}
+
+// reduceAncestors gives the released amounts back in the pruning filters of
+// every ancestor of the released rank roots (spec §14.2 steps 4-5).
+func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
+	root := m.g.Root(m.dom)
+	type anc struct {
+		v      graph.VertexID
+		counts tcounts
+	}
+	var ancs []anc
+	find := func(v graph.VertexID) *anc {
+		for i := range ancs {
+			if ancs[i].v == v {
+				return &ancs[i]
+			}
+		}
+		ancs = append(ancs, anc{v: v})
+		return &ancs[len(ancs)-1]
+	}
+	for _, rc := range rcs {
+		if rc.root == graph.NoVertex {
+			continue
+		}
+		for p := m.domParent(rc.root); p != graph.NoVertex; p = m.domParent(p) {
+			a := find(p)
+			for _, tc := range rc.counts {
+				a.counts.add(tc.t, tc.n)
+			}
+			if p == root {
+				break
+			}
+		}
+	}
+	if rec := m.jobRec(root, job, false); rec == nil || !rec.tagged {
+		return
+	}
+	for _, a := range ancs {
+		f := m.filt[0][a.v]
+		rec := m.jobRec(a.v, job, false)
+		if f == nil || rec == nil || rec.fspan < 0 || !rec.tagged {
+			continue
+		}
+		types := make([]int32, len(a.counts))
+		counts := make([]int64, len(a.counts))
+		for i, tc := range a.counts {
+			types[i], counts[i] = int32(tc.t), tc.n
+		}
+		removed, _ := f.ReduceSpan(rec.fspan, types, counts)
+		if removed {
+			rec.fspan = -1
+			rec.tagged = false
+		}
+		// Fluxion drops the ancestor's exclusivity-checker span even when
+		// the job still holds resources below it.
+		if rec.xspan != 0 {
+			m.xchk[a.v].RemSpan(rec.xspan)
+			rec.xspan = 0
+		}
+		m.dropIfEmpty(a.v, job)
+	}
+}
+
+// domParent returns v's parent in the dominant subsystem (first in-edge).
+func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
+	for _, h := range m.g.In(v) {
+		if h.Subsystem == m.dom {
+			return h.Other
+		}
+	}
+	return graph.NoVertex
+}
