@@ -1,8 +1,3 @@
-// Package emit defines how a match is reported: the matcher's update walk
-// hands every selected vertex and edge, in post-order, to a Writer, which
-// renders them in one match format. It also holds the two text writers,
-// simple and pretty_simple. Other formats (jgf, rlite, rv1…) live in their
-// own packages and implement the same interface.
 package emit
 
 import (

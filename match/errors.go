@@ -85,11 +85,12 @@ func (e *Error) Is(target error) bool {
 	case ErrBusy:
 		return e.Errno == EBUSY
 	case ErrUnsatisfiable:
-		return e.Errno == ENODEV
+		// resource-query prints "Unsatisfiable request" for ENOENT too.
+		return e.Errno == ENODEV || (e.Errno == ENOENT && e.Op == "match")
 	case ErrInvalid:
 		return e.Errno == EINVAL || e.Errno == EOVERFLOW || e.Errno == ERANGE
 	case ErrNotFound:
-		return e.Errno == ENOENT
+		return e.Errno == ENOENT && e.Op != "match"
 	}
 	return false
 }

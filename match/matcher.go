@@ -231,8 +231,9 @@ type Matcher struct {
 
 	// Errno emulates the C library's errno as Fluxion leaves it: failure
 	// paths that set no code report the previous one.
-	errno Errno
-	msg   strings.Builder
+	errno   Errno
+	emulate bool // keep errno across operations, as Fluxion's C errno does
+	msg     strings.Builder
 
 	// Visit counters of the current walk and Fluxion's running totals.
 	pre, post           int64
@@ -305,10 +306,17 @@ func (m *Matcher) Graph() *graph.Graph { return m.g }
 // Policy returns the matcher's policy.
 func (m *Matcher) Policy() policy.Policy { return m.pol }
 
-// SetErrno sets the emulated errno, which failures that set no code of
-// their own report. resource-query starts with ENOTTY, as Fluxion's
-// terminal check leaves it when commands come from a file.
-func (m *Matcher) SetErrno(e Errno) { m.errno = e }
+// SetErrno switches the matcher to Fluxion's errno emulation and sets the
+// errno that the next failure reports if it sets no code of its own.
+// resource-query calls it with ENOTTY before every command, as Fluxion's
+// line editor leaves that value when commands come from a file; in this
+// mode the errno also carries over from one operation to the next.
+// Library users need not call it: by default every operation starts from a
+// clean errno, and a failure that set none is reported as EBUSY.
+func (m *Matcher) SetErrno(e Errno) {
+	m.emulate = true
+	m.errno = e
+}
 
 // initState sizes the per-vertex and per-edge state for the whole graph.
 func (m *Matcher) initState() {

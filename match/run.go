@@ -72,11 +72,32 @@ func Duration(d float64) (int64, bool) {
 // was.
 func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) (int64, error) {
 	m.msg.Reset()
+	m.beginOp()
 	rc := m.run(op, js, jobid, at, w)
 	if rc != 0 {
-		return 0, &Error{Op: "match", Errno: m.errno, Msg: m.msg.String()}
+		return 0, m.opError("match")
+	}
+	if op == Satisfiability {
+		return at, nil
 	}
 	return m.cur.at, nil
+}
+
+// beginOp clears the errno unless Fluxion's errno emulation is on.
+func (m *Matcher) beginOp() {
+	if !m.emulate {
+		m.errno = 0
+	}
+}
+
+// opError builds the error of a failed operation. Outside emulation, a
+// failure that set no errno is reported as EBUSY (Fluxion's usual value).
+func (m *Matcher) opError(op string) *Error {
+	e := m.errno
+	if !m.emulate && e == 0 {
+		e = EBUSY
+	}
+	return &Error{Op: op, Errno: e, Msg: m.msg.String()}
 }
 
 // Visits returns the pre-order and post-order visit counts of the last

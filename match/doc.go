@@ -1,0 +1,102 @@
+// Package match is gofluxion's resource matcher: it selects resources of a
+// graph.Graph for a jobspec, books them over time and reports the selection
+// to a writer, reproducing Fluxion's depth-first-and-up (DFU) traverser
+// (spec traversal.md).
+//
+// # Where it fits
+//
+//	reader (grug.Read, graph.NewBuilder) → *graph.Graph
+//	jobspec.Parse                        → *jobspec.Jobspec
+//	match.New(g, Options{Policy: ...})   → *Matcher (owns a policy.Policy)
+//	m.Match(op, js, jobid, at, w)        → emit.Writer (emit, jgf, rv1) → w.Render()
+//
+// New builds the per-vertex schedule of the graph: a planner of each
+// vertex's Size units, an exclusivity checker counting the jobs that touch
+// the vertex, and pruning filters (subtree aggregates of the types named
+// by Options.PruneFilters, "ALL:core,ALL:node" by default). The graph's
+// structure must not be changed behind the matcher's back afterwards;
+// SetStatus changes a vertex's status through it. Vertex properties are
+// read at match time (constraints, the variation policy) and may be set
+// directly on the graph.
+//
+// Parse jobspecs with jobspec.Options.KnownType set to a lookup in the
+// graph's type table (g.Types.Lookup), so that unknown types are rejected
+// the way Fluxion rejects them.
+//
+// # Operations
+//
+// Match runs one Op for a jobspec as job jobid:
+//
+//   - Allocate: allocate at time at, or fail with ErrBusy.
+//   - AllocateOrElseReserve: allocate at at, else reserve at the earliest
+//     later time at which the request fits; the returned start time tells
+//     which (it equals at for an allocation).
+//   - AllocateWithSatisfiability: allocate at at; on failure tell "busy
+//     now" (ErrBusy) from "never" (ErrUnsatisfiable).
+//   - Satisfiability: only check whether the request could ever be met by
+//     the graph: a selection far in the future, ignoring vertex status;
+//     nothing is booked or emitted.
+//   - WithoutAllocating, WithoutAllocatingFuture: select (now, or now or
+//     later) and emit without booking anything.
+//
+// Time is a parameter: the matcher has no clock. at is the current time of
+// the caller (resource-query always passes 0); a job occupies [start,
+// start+duration) where the duration comes from the jobspec (Duration: 0
+// means the whole graph window [0, GraphEnd), fractions round up), cut at
+// GraphEnd. Reservations start at the end times of earlier bookings.
+//
+// Job ids are chosen by the caller; the matcher records what each job
+// holds on each vertex so that Cancel(jobid) can release it exactly. A
+// failed Match leaves the schedule as it was.
+//
+// A successful match hands the selected vertices and edges to the writer
+// in post-order (children before parents, siblings in out-edge creation
+// order), then the start and end times (and the jobspec's queue, if any);
+// call the writer's Render to get the text. Only vertices taken
+// exclusively book their own planner; vertices above them are shared (they
+// are emitted and block later exclusive users, but stay available to other
+// shared users). A selection in which nothing is exclusive emits nothing
+// and fails, as in Fluxion (traversal.md §9); such a failure carries
+// whatever errno the walk left behind, normally EBUSY (see SetErrno).
+//
+// Find emits the vertices that satisfy a criteria expression such as
+// "status=down or sched-now=allocated" (traversal.md §16), with their
+// ancestors. Visits reports the visit counters of the last operation.
+//
+// # Policies and ties
+//
+// Options.Policy names the match policy (package policy: first, high, low,
+// hinode, lonode, hinodex, lonodex, firstnodex, locality, variation or a
+// custom option string; default "first"). Among candidates with equal
+// scores the choice is Fluxion's: candidates are collected in out-edge
+// creation order and sorted with the exact unstable sort of libstdc++
+// (package internal/introsort), which keeps the order of ties for lists of
+// up to 16 candidates and permutes longer ones deterministically. Policies
+// with stop_on_1_matches (first, firstnodex) explore children in a dynamic
+// order (untouched subtrees and those with more free resources first) and
+// stop at the first that satisfy the request.
+//
+// # Errors
+//
+// Failures are *Error values carrying an Errno (Fluxion's errno, e.g.
+// EBUSY, ENODEV, EINVAL) and Fluxion's accumulated message. Test them with
+// errors.Is:
+//
+//   - ErrBusy (EBUSY): the request fits the graph but not at this time
+//     (or, for AllocateOrElseReserve, at no time found);
+//   - ErrUnsatisfiable (ENODEV): the request can never be met by this
+//     graph (AllocateWithSatisfiability, AllocateOrElseReserve,
+//     Satisfiability);
+//   - ErrInvalid (EINVAL, EOVERFLOW, ERANGE): a bad argument, e.g. a
+//     duration out of range, an empty request or invalid find criteria;
+//   - ErrNotFound (ENOENT): something the operation refers to does not
+//     exist, e.g. a job's pruning-filter span in Find's agfilter mode.
+//
+// The matcher keeps no job table: Cancel of a job that holds nothing
+// succeeds and changes nothing, so callers track their job ids.
+//
+// New returns a *ConfigError for a bad policy, subsystem, pruning spec or
+// traverser name.
+//
+// A Matcher is not safe for concurrent use.
+package match
