@@ -18,6 +18,57 @@
 // "edges" array. Failures are *Error values in Fluxion's order; their
 // Fluxion method returns the text Fluxion's reader reports.
 //
+// Parse is a pure format layer: it checks every node and edge and applies
+// the defaults (uniq_id from the outer id with C strtoll semantics, id from
+// the trailing digits of a node's name, name = basename + id, the
+// sentinels uniq_id -1, id -2 and size -1 meaning "absent"). Load
+// validates the whole document against the graph before it changes
+// anything, so a failed Load (e.g. an attach bringing a second root)
+// leaves the graph exactly as it was, without cloning it. An edge is
+// created only when one of its endpoints was created by this load.
+//
+// Every reader error is an *Error. Error() names the node (index and id),
+// the edge (index) or the JSON position; Fluxion() is the exact text
+// Fluxion's reader reports, e.g.
+// "fill_fetcher: malformed metadata in an JGF node for 1\n". The JSON
+// layer reproduces jansson 2.14's json_loads (what Fluxion parses with):
+// the same documents are accepted, with the same error texts, lines and
+// columns ("']' expected near end of file: <string>@2:0"), a NUL byte
+// ends the input, and a repeated object key keeps its first position and
+// its last value.
+//
+// # Reader decisions where the specification is silent
+//
+//   - A non-array "nodes" or "edges" counts as empty (jansson's
+//     json_array_size); a node whose "id" is not a string gets the "id key
+//     is not found" error; a "metadata" that is not an object, a JSON null
+//     for any typed metadata key, and a path value that is not a string are
+//     "malformed metadata".
+//   - An empty "basename" or "name" counts as absent (like the numeric
+//     sentinels), so the defaults apply.
+//   - Where Fluxion aborts with an uncaught exception (a property value
+//     that is not a string; a uniq_id inferred from the outer id, or a node
+//     id inferred from its name's digits, beyond 64 bits) an *Error with
+//     Crash set is returned; its Fluxion() text is modelled on Fluxion's
+//     messages but never printed by Fluxion.
+//   - An edge "metadata" that is not an object, or a "subsystem" that is
+//     not a string, makes the edge malformed.
+//   - Duplicate node ids are checked when a node creates a vertex; a node
+//     that reuses a vertex just (re)maps its id. "Newly created" (the edge
+//     rule) is a property of the JGF node that created the vertex: a
+//     later node mapped to the same vertex does not count as new.
+//   - The (source, target uniq_id) key of Fluxion's out-edge map ignores
+//     the subsystem, so two edges from one source to targets sharing a
+//     uniq_id collide even in different subsystems. Against existing
+//     edges (attach) every out-edge of the source counts; edge weights
+//     changed by a matcher are not considered.
+//   - Pool sizes are unsigned 32-bit numbers: Load stores
+//     int64(uint32(size)), so negative sizes wrap.
+//   - Types and path subsystems of every node (created or reused) are
+//     interned in node order; an edge's subsystem when the edge is created.
+//   - "free_ranks" is kept as a raw string (Document.FreeRanks) and not
+//     validated.
+//
 // # Writing
 //
 // A Writer receives the vertices and edges of one match (or find) from the

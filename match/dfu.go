@@ -722,7 +722,7 @@ func (m *Matcher) selectOnce() int {
 		m.errno = ENODEV
 		return -1
 	}
-	m.vroot[0] = stamp{seq: m.seq, needs: needs, excl: x}
+	*m.virtualEdge(m.dom) = stamp{seq: m.seq, needs: needs, excl: x}
 	return 0
 }
 

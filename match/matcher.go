@@ -221,7 +221,7 @@ type Matcher struct {
 	labels []labelRec
 
 	stamps   []stamp // by edge
-	vroot    []stamp // by subsystem index
+	vroot    []stamp // virtual root in-edges, by SubsystemID
 	outOrder [][]outEntry
 	weight   []uint64 // by edge
 
@@ -336,7 +336,6 @@ func (m *Matcher) initState() {
 		m.filt[i] = make([]*planner.Multi, nv)
 		m.colors[i] = make([]uint32, nv)
 	}
-	m.vroot = make([]stamp, len(m.subs))
 	m.stamps = make([]stamp, ne)
 	m.weight = make([]uint64, ne)
 	m.outOrder = make([][]outEntry, nv)

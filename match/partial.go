@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jgf"
 )
 
 // rankCounts accumulates, per rank, the released amount of each type.
@@ -167,4 +168,53 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 		}
 	}
 	return graph.NoVertex
+}
+
+// PartialCancelJGF releases the vertices a JGF R lists from job (spec
+// traversal.md §14.2, JGF form). It reports whether that released the
+// whole job.
+func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
+	m.msg.Reset()
+	m.tick()
+	m.preTotal, m.postTotal = 0, 0
+	var rcs []rankCounts
+	rcFor := func(r int64) *rankCounts {
+		for i := range rcs {
+			if rcs[i].rank == r {
+				return &rcs[i]
+			}
+		}
+		rcs = append(rcs, rankCounts{rank: r, root: graph.NoVertex})
+		return &rcs[len(rcs)-1]
+	}
+	for i := range doc.Nodes {
+		v, msg := m.findJGFVertex(&doc.Nodes[i])
+		if msg != "" {
+			m.msg.WriteString(msg)
+			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		}
+		rec := m.jobRec(v, job, false)
+		if rec == nil || rec.xspan == 0 {
+			m.msg.WriteString("cancel_vtx: can't find x_checker span for job " + strconv.FormatUint(job, 10) + " in " + m.g.V(v).Name + ".\n")
+			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		}
+		rc := rcFor(m.g.V(v).Rank)
+		if rc.root == graph.NoVertex || m.domPathLen(v) < m.domPathLen(rc.root) {
+			rc.root = v
+		}
+		m.releaseVertex(v, rec, job, &rc.counts)
+	}
+	if len(rcs) == 0 {
+		m.msg.WriteString("remove: rank_to_root is empty.\n")
+		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+	}
+	m.reduceAncestors(job, rcs)
+	root := m.g.Root(m.dom)
+	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
+		return false, nil
+	}
+	for v := range m.jobs {
+		m.dropSpans(graph.VertexID(v), job)
+	}
+	return true, nil
 }

@@ -49,13 +49,14 @@ type updater struct {
 
 // update books the selection and emits it (spec traversal.md §9).
 func (m *Matcher) update(w emit.Writer, full bool) int {
-	if m.vroot[0].seq != m.seq {
+	vr := m.virtualEdge(m.dom)
+	if vr.seq != m.seq {
 		m.msg.WriteString("update: resource state wasn't properly set up for update.\n")
 		m.errno = EINVAL
 		return -1
 	}
 	root := m.g.Root(m.dom)
-	x, needs := m.vroot[0].excl, m.vroot[0].needs
+	x, needs := vr.excl, vr.needs
 	m.resetColors()
 	shadow := m.isExclType(m.g.V(root).Type)
 	up := updater{w: w, full: full}
@@ -214,4 +215,13 @@ func (m *Matcher) rekeyEdge(u graph.VertexID, h graph.Half) {
 		w = uint64(a)
 	}
 	m.rekey(u, h.Edge, w)
+}
+
+// virtualEdge returns the selection stamp of the root of subsystem s (the
+// root has no real in-edge to carry it).
+func (m *Matcher) virtualEdge(s graph.SubsystemID) *stamp {
+	for int(s) >= len(m.vroot) {
+		m.vroot = append(m.vroot, stamp{})
+	}
+	return &m.vroot[s]
 }

@@ -45,3 +45,28 @@ func ExampleNewWriter() {
 	// {"version": 1, "execution": {"R_lite": [{"rank": "0-1", "children": {"core": "1-2"}}], "nodelist": ["node[0-1]"], "properties": {"arch=x86": "0-1"}, "starttime": 0, "expiration": 3600}}
 	// <nil>
 }
+
+func ExampleReadExec() {
+	g, err := rv1.ReadExec([]byte(`{"version": 1, "execution": {
+	  "R_lite": [{"rank": "0-1", "children": {"core": "0-1", "gpu": "0"}}],
+	  "nodelist": ["node[7-8]"], "properties": {"fast": "1"}}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for v := graph.VertexID(0); int(v) < g.NumVertices(); v++ {
+		vx := g.V(v)
+		path, _ := vx.PathIn(graph.Containment)
+		fmt.Println(path, vx.ID, vx.Rank, vx.Props)
+	}
+	// Output:
+	// /cluster0 0 -1 []
+	// /cluster0/node7 7 0 []
+	// /cluster0/node7/core0 0 0 []
+	// /cluster0/node7/core1 1 0 []
+	// /cluster0/node7/gpu0 0 0 []
+	// /cluster0/node8 8 1 [{fast }]
+	// /cluster0/node8/core0 0 1 []
+	// /cluster0/node8/core1 1 1 []
+	// /cluster0/node8/gpu0 0 1 []
+}

@@ -397,7 +397,6 @@ func (c *cli) cmdCancel(args []string) {
 		return
 	}
 	j.state = "CANCELED"
-	delete(c.jobs, id)
 	if len(args) == 3 && args[2] == "stats" {
 		pre, post := c.m.Visits()
 		c.outf("INFO: =============================\n")

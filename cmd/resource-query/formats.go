@@ -30,6 +30,10 @@ func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, erro
 		return grug.Read(data)
 	case "hwloc":
 		return hwloc.Read(data, allowlist)
+	case "jgf", "jgf_shorthand":
+		return jgf.Read(data)
+	case "rv1exec", "rv1exec_force":
+		return rv1.ReadExec(data)
 	}
 	return nil, fmt.Errorf("load format %s is not supported yet", format)
 }
@@ -39,6 +43,10 @@ func readerText(err error) string {
 	var ge *grug.Error
 	if errors.As(err, &ge) {
 		return ge.Fluxion()
+	}
+	var je *jgf.Error
+	if errors.As(err, &je) {
+		return strings.TrimSuffix(je.Fluxion(), "\n")
 	}
 	return err.Error()
 }
@@ -71,8 +79,14 @@ func (c *cli) dispatchMore(name string, args []string) {
 	switch name {
 	case "find":
 		c.cmdFind(args)
-	case "update", "attach", "remove", "partial-cancel":
-		c.errf("ERROR: %s is not supported yet\n", name)
+	case "update":
+		c.cmdUpdate(args)
+	case "attach":
+		c.cmdAttach(args)
+	case "remove":
+		c.cmdRemove(args)
+	case "partial-cancel":
+		c.cmdPartialCancel(args)
 	}
 }
 
