@@ -213,7 +213,7 @@ func plannerErrno(err error) Errno {
 }
 
 // pruneVertex decides whether u can be walked at all (spec traversal.md §6).
-func (m *Matcher) pruneVertex(u graph.VertexID, xin bool, resources []*req) bool {
+func (m *Matcher) pruneVertex(u graph.VertexID, si int, xin bool, resources []*req) bool {
 	vx := m.g.V(u)
 	if m.cur.atype != atSatisfiability && vx.Status != graph.StatusUp {
 		m.errno = EBUSY
@@ -244,7 +244,7 @@ func (m *Matcher) pruneVertex(u graph.VertexID, xin bool, resources []*req) bool
 		if r.typ != graph.TypeSlot && !m.byExcl(u, vx, xin, r) {
 			return false
 		}
-		if !m.bySubplan(u, r) {
+		if !m.bySubplan(u, si, r) {
 			if m.flexible && r.typ == graph.TypeSlot {
 				continue
 			}
@@ -295,8 +295,8 @@ func (m *Matcher) hasAllocation(u graph.VertexID) bool {
 }
 
 // bySubplan is the subtree check against u's pruning filter (§6.5).
-func (m *Matcher) bySubplan(u graph.VertexID, r *req) bool {
-	f := m.filt[0][u]
+func (m *Matcher) bySubplan(u graph.VertexID, si int, r *req) bool {
+	f := m.filt[si][u]
 	if f == nil || len(r.user) == 0 {
 		return true
 	}
@@ -323,7 +323,7 @@ func (m *Matcher) addChild(dfu *scoring, sub graph.SubsystemID, h graph.Half, x 
 // explore walks u's children in subsystem index si (spec traversal.md §5).
 func (m *Matcher) explore(u graph.VertexID, si int, resources []*req, pristine, excl bool, dfu *scoring, mult uint32) int {
 	if si != 0 {
-		return m.exploreAux(u, si, dfu)
+		return m.exploreAux(u, si, resources, excl, dfu)
 	}
 	if m.dynamic {
 		return m.exploreDynamic(u, resources, pristine, excl, dfu, mult)
@@ -431,10 +431,53 @@ func sortTally(l []tally) {
 	}
 }
 
-// exploreAux is the auxiliary-subsystem walk; not yet supported beyond
-// matchers whose auxiliary subsystems add no candidates.
-func (m *Matcher) exploreAux(u graph.VertexID, si int, dfu *scoring) int {
-	return -1
+// exploreAux walks u's out-edges of auxiliary subsystem si (spec
+// traversal.md §17). Each reachable vertex that passes pruning adds an
+// egroup to dfu carrying dfu's current score and availability, which are
+// whatever the last dominant child left there (a Fluxion quirk, kept).
+func (m *Matcher) exploreAux(u graph.VertexID, si int, resources []*req, excl bool, dfu *scoring) int {
+	sub := m.subs[si]
+	ok := false
+	for _, h := range m.g.Out(u) {
+		if h.Subsystem != sub || !m.white(si, h.Other) {
+			continue
+		}
+		if m.auxUPV(h.Other, si, resources, excl) {
+			m.addChild(dfu, sub, h, excl)
+			ok = true
+		}
+	}
+	if !ok {
+		return -1
+	}
+	return 0
+}
+
+// auxUPV checks one auxiliary vertex and, unless it is the auxiliary root,
+// the auxiliary vertices below it. Their (always empty) scoring objects add
+// nothing to the caller.
+func (m *Matcher) auxUPV(v graph.VertexID, si int, resources []*req, excl bool) bool {
+	if !m.pruneVertex(v, si, excl, resources) {
+		return false
+	}
+	m.gray(si, v)
+	sub := m.subs[si]
+	// Fluxion looks the auxiliary root up once, for the first auxiliary
+	// subsystem it walks.
+	if v != m.g.Root(m.subs[1]) {
+		for _, h := range m.g.Out(v) {
+			if h.Subsystem == sub && m.white(si, h.Other) {
+				m.auxUPV(h.Other, si, resources, excl)
+			}
+		}
+	}
+	m.black(si, v)
+	avail, err := m.plans[v].AvailDuring(m.cur.at, m.cur.duration)
+	if err != nil || avail == 0 {
+		m.errno = EBUSY
+		return false
+	}
+	return true
 }
 
 // domSlot runs the slot walk at u (spec traversal.md §7).
@@ -550,7 +593,7 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 		m.errno = EBUSY
 		return -1
 	}
-	if !m.pruneVertex(u, xin, resources) {
+	if !m.pruneVertex(u, 0, xin, resources) {
 		return -1
 	}
 	if err := m.pol.Discover(g, u); err != nil {
