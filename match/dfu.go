@@ -41,6 +41,17 @@ type workspace struct {
 	aggs   []*tcounts // update walk aggregates, by depth
 	tally  []tally
 	scores []int64
+	// stamped lists the edges selected in the current tick; the update
+	// walk sorts it by (source, edge) to find a vertex's selected edges.
+	stamped []srcEdge
+	top     tcounts
+	up      updater
+}
+
+// srcEdge is a selected edge keyed by its source vertex.
+type srcEdge struct {
+	src graph.VertexID
+	e   graph.EdgeID
 }
 
 type tally struct {
@@ -681,7 +692,7 @@ func (m *Matcher) enforce(si int, dfu *scoring, walkUp bool) {
 				if er.edge < 0 {
 					continue
 				}
-				m.stamps[er.edge] = stamp{seq: m.seq, needs: er.needs, excl: er.excl}
+				m.setStamp(er.edge, stamp{seq: m.seq, needs: er.needs, excl: er.excl})
 				if walkUp {
 					m.walkUp(sub, m.g.E(er.edge).Src, dfu)
 				}
@@ -708,7 +719,7 @@ func (m *Matcher) walkUp(sub graph.SubsystemID, p graph.VertexID, dfu *scoring) 
 		t := m.g.V(e.Dst).Type
 		p = e.Src
 		if l := dfu.find(sub, t); l != nil && l.bestK == 0 {
-			m.stamps[in] = stamp{seq: m.seq, needs: m.g.V(e.Dst).Size, excl: false}
+			m.setStamp(in, stamp{seq: m.seq, needs: m.g.V(e.Dst).Size, excl: false})
 		}
 	}
 }
@@ -719,6 +730,16 @@ func (m *Matcher) tick() {
 	m.resetColors()
 	m.pre, m.post = 0, 0
 	m.work.erecs = m.work.erecs[:0]
+	m.work.stamped = m.work.stamped[:0]
+}
+
+// setStamp marks edge e as selected in the current tick and remembers it,
+// so the update walk visits only selected edges instead of every child.
+func (m *Matcher) setStamp(e graph.EdgeID, st stamp) {
+	if m.stamps[e].seq != m.seq {
+		m.work.stamped = append(m.work.stamped, srcEdge{m.g.E(e).Src, e})
+	}
+	m.stamps[e] = st
 }
 
 // selectAt runs one selection at m.cur.at (spec traversal.md §8.6). With

@@ -212,13 +212,15 @@ type Matcher struct {
 
 	prune []pruneConf // by matcher subsystem index
 
-	plans  []planner.Planner
-	xchk   []planner.Planner
-	jobs   [][]jobRec
-	filt   [][]*planner.Multi // [subsystem index][vertex]
-	colors [][]uint32         // [subsystem index][vertex]
-	cbase  uint32
-	labels []labelRec
+	plans []planner.Planner
+	xchk  []planner.Planner
+	jobs  [][]jobRec
+	// jobChunk is unused room for small per-vertex record lists.
+	jobChunk []jobRec
+	filt     [][]*planner.Multi // [subsystem index][vertex]
+	colors   [][]uint32         // [subsystem index][vertex]
+	cbase    uint32
+	labels   []labelRec
 
 	stamps   []stamp // by edge
 	vroot    []stamp // virtual root in-edges, by SubsystemID

@@ -1,28 +1,56 @@
 package match
 
 import (
+	"slices"
+
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
 )
 
 // jobRec returns v's record for job, creating it when create is set.
+// Records are sorted by job id (the root holds one per live job).
 func (m *Matcher) jobRec(v graph.VertexID, job uint64, create bool) *jobRec {
 	l := m.jobs[v]
-	i := 0
-	for i < len(l) && l[i].job < job {
-		i++
+	lo, hi := 0, len(l)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if l[mid].job < job {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
-	if i < len(l) && l[i].job == job {
-		return &l[i]
+	if lo < len(l) && l[lo].job == job {
+		return &l[lo]
 	}
 	if !create {
 		return nil
 	}
+	if len(l) == cap(l) {
+		// Small record lists come from a shared chunk, so booking fresh
+		// vertices does not allocate per vertex.
+		var nl []jobRec
+		if cap(l) < 4 {
+			nl = m.carveJobs(2 * max(cap(l), 1))
+		} else {
+			nl = make([]jobRec, 0, 2*cap(l))
+		}
+		l = append(nl, l...)
+	}
 	l = append(l, jobRec{})
-	copy(l[i+1:], l[i:])
-	l[i] = jobRec{job: job, fspan: -1}
+	copy(l[lo+1:], l[lo:])
+	l[lo] = jobRec{job: job, fspan: -1}
 	m.jobs[v] = l
-	return &l[i]
+	return &l[lo]
+}
+
+func (m *Matcher) carveJobs(n int) []jobRec {
+	if len(m.jobChunk) < n {
+		m.jobChunk = make([]jobRec, 1024)
+	}
+	l := m.jobChunk[:0:n]
+	m.jobChunk = m.jobChunk[n:]
+	return l
 }
 
 // dropIfEmpty removes v's record for job when it holds nothing any more.
@@ -58,10 +86,12 @@ func (m *Matcher) update(w emit.Writer, full bool) int {
 	root := m.g.Root(m.dom)
 	x, needs := vr.excl, vr.needs
 	m.resetColors()
+	m.sortStamped()
 	shadow := m.isExclType(m.g.V(root).Type)
-	up := updater{w: w, full: full}
-	var top tcounts
-	n := m.updDFV(&up, root, needs, x, &top, shadow, false, 0)
+	up := &m.work.up
+	*up = updater{w: w, full: full}
+	m.work.top = m.work.top[:0]
+	n := m.updDFV(up, root, needs, x, &m.work.top, shadow, false, 0)
 	if n > 0 {
 		w.Times(m.cur.at, m.cur.at+m.cur.duration)
 		if m.cur.queue != "" {
@@ -92,30 +122,35 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 	m.gray(0, u)
 	dfu := m.aggAt(depth)
 	var nPlans int64
-	for si, sub := range m.subs {
+	child := func(h graph.Half, st stamp) {
+		xc := st.excl || mod
+		nc := st.needs
+		if mod {
+			nc = g.V(h.Other).Size
+		}
+		if k := m.updDFV(up, h.Other, nc, xc, dfu, mod, excl, depth+1); k > 0 {
+			if m.dynamic {
+				m.rekeyEdge(u, h)
+			}
+			up.w.Edge(g, h.Edge, excl)
+			nPlans += k
+		}
+	}
+	if mod {
+		// The whole subtree is taken: every dominant child, stamped or
+		// not (auxiliary subsystems contribute nothing to the walk).
 		for _, h := range g.Out(u) {
-			if h.Subsystem != sub || !m.white(si, h.Other) {
-				continue
+			if h.Subsystem == m.dom && m.white(0, h.Other) {
+				child(h, m.stamps[h.Edge])
 			}
-			st := m.stamps[h.Edge]
-			if st.seq != m.seq && !mod {
-				continue
-			}
-			xc := st.excl || mod
-			nc := st.needs
-			if mod {
-				nc = g.V(h.Other).Size
-			}
-			var k int64
-			if si == 0 {
-				k = m.updDFV(up, h.Other, nc, xc, dfu, mod, excl, depth+1)
-			}
-			if k > 0 {
-				if m.dynamic {
-					m.rekeyEdge(u, h)
-				}
-				up.w.Edge(g, h.Edge, excl)
-				nPlans += k
+		}
+	} else {
+		// Only selected edges, in creation (edge id) order.
+		sl := m.work.stamped
+		for i := m.firstStamped(u); i < len(sl) && sl[i].src == u; i++ {
+			ed := g.E(sl[i].e)
+			if ed.Subsystem == m.dom && m.white(0, ed.Dst) {
+				child(graph.Half{Edge: sl[i].e, Other: ed.Dst, Subsystem: ed.Subsystem}, m.stamps[sl[i].e])
 			}
 		}
 	}
@@ -224,4 +259,32 @@ func (m *Matcher) virtualEdge(s graph.SubsystemID) *stamp {
 		m.vroot = append(m.vroot, stamp{})
 	}
 	return &m.vroot[s]
+}
+
+// sortStamped orders the selected edges by source and creation and drops
+// repeats.
+func (m *Matcher) sortStamped() {
+	sl := m.work.stamped
+	slices.SortFunc(sl, func(a, b srcEdge) int {
+		if a.src != b.src {
+			return int(a.src - b.src)
+		}
+		return int(a.e - b.e)
+	})
+	m.work.stamped = slices.Compact(sl)
+}
+
+// firstStamped returns the index of u's first selected edge.
+func (m *Matcher) firstStamped(u graph.VertexID) int {
+	sl := m.work.stamped
+	lo, hi := 0, len(sl)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if sl[mid].src < u {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }

@@ -124,7 +124,7 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 					}
 					if p := m.domParent(d); p != graph.NoVertex {
 						if e, ok := g.FindEdge(p, d); ok {
-							m.stamps[e] = stamp{seq: m.seq, needs: g.V(d).Size, excl: true}
+							m.setStamp(e, stamp{seq: m.seq, needs: g.V(d).Size, excl: true})
 						}
 					}
 				}
@@ -155,7 +155,7 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 		if !ok {
 			return fail("JGF edge from " + e.Source + " to " + e.Target + " not found in resource graph.\n")
 		}
-		m.stamps[ge] = stamp{seq: m.seq, needs: tn.Metadata.Size, excl: tn.Metadata.Exclusive}
+		m.setStamp(ge, stamp{seq: m.seq, needs: tn.Metadata.Size, excl: tn.Metadata.Exclusive})
 	}
 	if m.finishUpdate(w) != 0 {
 		m.undoBooked(done)
@@ -302,7 +302,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 					}
 					nbooked++
 					if e, ok := g.FindEdge(node, v); ok {
-						m.stamps[e] = stamp{seq: m.seq, needs: g.V(v).Size, excl: true}
+						m.setStamp(e, stamp{seq: m.seq, needs: g.V(v).Size, excl: true})
 					}
 				}
 			}
@@ -314,7 +314,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 				}
 			}
 			if e, ok := g.FindEdge(root, node); ok {
-				m.stamps[e] = stamp{seq: m.seq, needs: g.V(node).Size, excl: true}
+				m.setStamp(e, stamp{seq: m.seq, needs: g.V(node).Size, excl: true})
 			}
 		}
 	}

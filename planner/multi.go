@@ -29,6 +29,10 @@ type Multi struct {
 	itValid  bool
 	itD      int64
 	itCounts []int64
+
+	idChunk []int64 // unused room for member-span ids (see carve)
+	span0   [1]mspan
+	ids0    [4]int64
 }
 
 // NewMulti returns a multi-planner over [base, base+horizon) with one
@@ -144,12 +148,20 @@ func (m *Multi) AddSpan(start, d int64, counts []int64) (int64, error) {
 	}
 	m.itValid = false
 	if m.free < 0 {
+		if m.spans == nil {
+			// The first span of a filter uses inline room (most filters
+			// hold few spans), saving an allocation per fresh vertex.
+			m.spans = m.span0[:0]
+		}
 		m.spans = append(m.spans, mspan{next: -1})
 		m.free = int32(len(m.spans) - 1)
 	}
 	// The slot stays on the free list until every member succeeded.
 	slot := m.free
 	s := &m.spans[slot]
+	if cap(s.ids) < len(m.members) {
+		s.ids = m.carve(len(m.members))
+	}
 	s.ids = s.ids[:0]
 	for i := range m.members {
 		id, err := m.members[i].AddSpan(start, d, counts[i])
@@ -162,6 +174,24 @@ func (m *Multi) AddSpan(start, d int64, counts []int64) (int64, error) {
 	s.live, s.next = true, -1
 	m.nspans++
 	return int64(s.gen)<<32 | int64(slot), nil
+}
+
+// carve hands out room for n member ids from a shared chunk, so that a
+// multi-planner holding thousands of spans does not allocate per span.
+func (m *Multi) carve(n int) []int64 {
+	if m.idChunk == nil && n <= len(m.ids0) {
+		m.idChunk = m.ids0[:]
+	}
+	if len(m.idChunk) < n {
+		size := 64 * n
+		if c := cap(m.idChunk); c > size {
+			size = c * 2
+		}
+		m.idChunk = make([]int64, size)
+	}
+	ids := m.idChunk[:0:n]
+	m.idChunk = m.idChunk[n:]
+	return ids
 }
 
 // lookup returns the live multi-span id, or nil.
@@ -397,5 +427,9 @@ func (m *Multi) Clone() *Multi {
 		c.spans[i] = s
 	}
 	c.itCounts = append([]int64(nil), m.itCounts...)
+	c.idChunk = nil // never share carving room with the original
+	if len(m.spans) > 0 && &m.spans[0] == &m.span0[0] {
+		c.spans = append(c.span0[:0], c.spans...)
+	}
 	return &c
 }

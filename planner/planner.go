@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Errors mirror the errno values of the specification so that callers can
@@ -61,8 +62,29 @@ type extra struct {
 
 // newExtra returns storage using its inline arrays.
 func newExtra() *extra {
-	e := &extra{free: -1}
+	e := allocExtra()
+	e.free = -1
 	e.spans = e.spanBuf[:0]
+	return e
+}
+
+// extraChunk hands out span storage 64 planners at a time: a scheduler
+// booking fresh vertices then allocates once per 64 of them, not per vertex.
+type extraChunk struct {
+	buf  [64]extra
+	next int
+}
+
+var extraChunks = sync.Pool{New: func() any { return new(extraChunk) }}
+
+func allocExtra() *extra {
+	c := extraChunks.Get().(*extraChunk)
+	if c.next == len(c.buf) {
+		c = new(extraChunk)
+	}
+	e := &c.buf[c.next]
+	c.next++
+	extraChunks.Put(c)
 	return e
 }
 

@@ -542,13 +542,14 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 	_ = sink
-	// The first span of a planner costs one allocation, the rest reuse it.
-	if n := testing.AllocsPerRun(100, func() {
+	// The first span of a planner takes storage from a shared chunk of 64
+	// (one allocation per 64 planners); the next spans reuse it.
+	if n := testing.AllocsPerRun(640, func() {
 		var q Planner
 		_ = q.Init(0, maxT, 4)
 		_, _ = q.AddSpan(0, 10, 1)
 		_, _ = q.AddSpan(5, 10, 1) // 2 spans, 4 points: inline storage
-	}); n != 1 {
-		t.Errorf("first spans cost %v allocations, want 1", n)
+	}); n > 0.1 {
+		t.Errorf("first spans cost %v allocations, want at most 1 per 64 planners", n)
 	}
 }
