@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -366,18 +367,18 @@ func (m *Matcher) initState() {
 	}
 }
 
-// sortOut orders entries by weight then uniq_id, descending (insertion
-// sort: lists arrive nearly sorted and are short).
+// sortOut orders entries by weight then uniq_id, both descending (keys are
+// unique per source vertex).
 func sortOut(l []outEntry) {
-	for i := 1; i < len(l); i++ {
-		x := l[i]
-		j := i
-		for j > 0 && outAfter(l[j-1], x) {
-			l[j] = l[j-1]
-			j--
+	slices.SortFunc(l, func(a, b outEntry) int {
+		switch {
+		case outAfter(a, b):
+			return 1
+		case outAfter(b, a):
+			return -1
 		}
-		l[j] = x
-	}
+		return 0
+	})
 }
 
 // outAfter reports whether a sorts after b.
@@ -388,32 +389,54 @@ func outAfter(a, b outEntry) bool {
 	return a.uniq < b.uniq
 }
 
-// rekey moves edge e of source u to weight w in the dynamic order.
-func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, w uint64) {
-	l := m.outOrder[u]
-	i := -1
-	for k := range l {
-		if l[k].edge == e {
-			i = k
-			break
+// outPos returns the index at which an entry with the key of x is or would
+// be in the sorted list l.
+func outPos(l []outEntry, x outEntry) int {
+	lo, hi := 0, len(l)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if outAfter(x, l[mid]) {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	if i < 0 {
+	return lo
+}
+
+// rekey moves edge e of source u to weight w in the dynamic order: two
+// binary searches and one block move of the entries in between.
+// uniq is the uniq_id of the edge's target.
+func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, uniq int64, w uint64) {
+	if e < 0 || int(e) >= len(m.weight) {
 		return
+	}
+	l := m.outOrder[u]
+	key := outEntry{weight: m.weight[e], uniq: uniq}
+	i := outPos(l, key)
+	if i >= len(l) || l[i].edge != e {
+		// Not found by key (should not happen): fall back to a scan.
+		i = slices.IndexFunc(l, func(x outEntry) bool { return x.edge == e })
+		if i < 0 {
+			return
+		}
 	}
 	x := l[i]
 	x.weight = w
 	m.weight[e] = w
-	copy(l[i:], l[i+1:])
-	l = l[:len(l)-1]
-	j := 0
-	for j < len(l) && !outAfter(l[j], x) {
-		j++
+	j := outPos(l, x)
+	switch {
+	case j > i+1:
+		// Moving back: shift (i, j) left by one.
+		copy(l[i:j-1], l[i+1:j])
+		l[j-1] = x
+	case j <= i:
+		// Moving forward: shift [j, i) right by one.
+		copy(l[j+1:i+1], l[j:i])
+		l[j] = x
+	default:
+		l[i] = x
 	}
-	l = append(l, outEntry{})
-	copy(l[j+1:], l[j:])
-	l[j] = x
-	m.outOrder[u] = l
 }
 
 // resetColors turns every vertex white in every subsystem at once.

@@ -313,10 +313,14 @@ func TestOutOrder(t *testing.T) {
 		t.Errorf("sortOut order %v, want %v", got, want)
 	}
 	// rekey moves an edge to its new place.
-	m := &Matcher{outOrder: [][]outEntry{l}, weight: make([]uint64, 5)}
-	m.rekey(0, 4, 1)
-	m.rekey(0, 3, 5)
-	m.rekey(0, 99, 1) // unknown edge: no-op
+	w := make([]uint64, 5)
+	for _, e := range l {
+		w[e.edge] = e.weight
+	}
+	m := &Matcher{outOrder: [][]outEntry{l}, weight: w}
+	m.rekey(0, 4, 3, 1)
+	m.rekey(0, 3, 9, 5)
+	m.rekey(0, 99, 1, 1) // unknown edge: no-op
 	got = got[:0]
 	for _, e := range m.outOrder[0] {
 		got = append(got, e.edge)

@@ -249,7 +249,7 @@ func (m *Matcher) rekeyEdge(u graph.VertexID, h graph.Half) {
 	if err == nil && a > 0 {
 		w = uint64(a)
 	}
-	m.rekey(u, h.Edge, w)
+	m.rekey(u, h.Edge, m.g.V(h.Other).UniqID, w)
 }
 
 // virtualEdge returns the selection stamp of the root of subsystem s (the
