@@ -37,6 +37,7 @@ type cli struct {
 	w       emit.Writer
 	jobs    map[uint64]*job
 	counter uint64
+	jscache map[string]jscached
 	// timing statistics (only update changes them, as in Fluxion)
 	nMatched               int
 	minTime, maxTime, avgT float64
@@ -47,7 +48,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	c := &cli{o: o, out: stdout, stdout: stdout, stderr: stderr, jobs: map[uint64]*job{}, counter: 1, minTime: math.MaxFloat64}
+	c := &cli{o: o, out: stdout, stdout: stdout, stderr: stderr, jobs: map[uint64]*job{}, jscache: map[string]jscached{}, counter: 1, minTime: math.MaxFloat64}
 	if err := c.startup(); err != nil {
 		fmt.Fprintf(stderr, ": Runtime error: %s\n", err.Error())
 		return 1
@@ -275,7 +276,7 @@ func (c *cli) matchOne(op match.Op, file string, data []byte) bool {
 	rc := 0
 	var at int64
 	var rendered string
-	js, perr := jobspec.Parse(data, jobspec.Options{KnownType: func(t string) bool { _, ok := c.g.Types.Lookup(t); return ok }})
+	js, perr := c.parseJobspec(data)
 	skipRest := false
 	if perr != nil {
 		c.errf("match_allocate: ERROR: Jobspec error for %d: %s\n", c.counter, perr.Error())
@@ -374,6 +375,27 @@ func (c *cli) matchOne(op match.Op, file string, data []byte) bool {
 	}
 	c.outf("INFO: =============================\n")
 	return rc == 0
+}
+
+// parseJobspec parses a jobspec, reusing the result for identical text:
+// parsing is deterministic (the type table is frozen after load), and a
+// stream of the same jobspec then also reuses the matcher's resolved
+// request tree.
+func (c *cli) parseJobspec(data []byte) (*jobspec.Jobspec, error) {
+	if e, ok := c.jscache[string(data)]; ok {
+		return e.js, e.err
+	}
+	js, err := jobspec.Parse(data, jobspec.Options{KnownType: func(t string) bool { _, ok := c.g.Types.Lookup(t); return ok }})
+	if len(c.jscache) >= 64 {
+		clear(c.jscache)
+	}
+	c.jscache[string(data)] = jscached{js, err}
+	return js, err
+}
+
+type jscached struct {
+	js  *jobspec.Jobspec
+	err error
 }
 
 func parseJobID(s string) (uint64, bool) {
