@@ -36,15 +36,13 @@ func (m *Matcher) grow(nv, ne int) {
 		x[v].Init(0, math.MaxInt64, xCheckerTotal)
 		m.plans, m.xchk = p, x
 		m.jobs = append(m.jobs, nil)
-		m.labels = append(m.labels, labelRec{})
 		m.outOrder = append(m.outOrder, nil)
 		for si := range m.subs {
 			m.filt[si] = append(m.filt[si], nil)
-			m.colors[si] = append(m.colors[si], 0)
 		}
 	}
+	m.fitScratch()
 	for e := ne; e < g.NumEdges(); e++ {
-		m.stamps = append(m.stamps, stamp{})
 		m.weight = append(m.weight, math.MaxUint64)
 		ed := g.E(graph.EdgeID(e))
 		l := append(m.outOrder[ed.Src], outEntry{weight: math.MaxUint64, uniq: g.V(ed.Dst).UniqID, edge: graph.EdgeID(e), dst: ed.Dst, sub: ed.Subsystem})

@@ -667,7 +667,7 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 	toParent.overall = dfu.overall
 	for _, r := range resources {
 		if r.typ == vx.Type && r.label != "" {
-			m.labels[u] = labelRec{seq: m.seq, label: r.label}
+			m.setLabel(u, r.label)
 		}
 	}
 	m.post++
@@ -726,7 +726,11 @@ func (m *Matcher) walkUp(sub graph.SubsystemID, p graph.VertexID, dfu *scoring) 
 
 // tick starts a new selection.
 func (m *Matcher) tick() {
+	if len(m.stamps) != m.g.NumEdges() {
+		m.fitScratch()
+	}
 	m.seq++
+	m.labels = m.labels[:0]
 	m.resetColors()
 	m.pre, m.post = 0, 0
 	m.work.erecs = m.work.erecs[:0]

@@ -201,10 +201,19 @@ type outEntry struct {
 // Matcher matches jobspecs against one resource graph and keeps the
 // graph's schedule: allocations, reservations and pruning filters.
 //
-// A Matcher is not safe for concurrent use.
+// A Matcher is not safe for concurrent use. View returns a matcher that
+// shares the schedule but has its own scratch state, for read-only queries
+// (Satisfiability, Find) that may run concurrently with each other while no
+// other operation runs.
 type Matcher struct {
+	*schedule
+	*scratch
+}
+
+// schedule is the persistent state of a matcher: the graph and what is
+// booked on it.
+type schedule struct {
 	g        *graph.Graph
-	pol      policy.Policy
 	opts     Options
 	subs     []graph.SubsystemID // dominant first
 	dom      graph.SubsystemID
@@ -219,20 +228,28 @@ type Matcher struct {
 	// jobChunk is unused room for small per-vertex record lists.
 	jobChunk []jobRec
 	filt     [][]*planner.Multi // [subsystem index][vertex]
-	colors   [][]uint32         // [subsystem index][vertex]
-	cbase    uint32
-	labels   []labelRec
 
-	stamps   []stamp // by edge
-	vroot    []stamp // virtual root in-edges, by SubsystemID
-	outOrder [][]outEntry
-	weight   []uint64 // by edge
+	outOrder [][]outEntry // the dynamic child order (by_outedges)
+	weight   []uint64     // by edge
 
-	seq     uint64
 	nodesUp int64
 	polExcl []graph.TypeID
+}
 
-	// Errno emulates the C library's errno as Fluxion leaves it: failure
+// scratch is the per-walk state of a matcher: visit marks, selection
+// stamps, the policy's running sums, buffers and the error of the last
+// operation.
+type scratch struct {
+	pol    policy.Policy
+	colors [][]uint32 // [subsystem index][vertex]
+	cbase  uint32
+	labels []labelRec // ephemeral labels set in the current tick
+
+	stamps []stamp // by edge
+	vroot  []stamp // virtual root in-edges, by SubsystemID
+	seq    uint64
+
+	// errno emulates the C library's errno as Fluxion leaves it: failure
 	// paths that set no code report the previous one.
 	errno   Errno
 	emulate bool // keep errno across operations, as Fluxion's C errno does
@@ -247,9 +264,30 @@ type Matcher struct {
 	reqc reqCache
 }
 
+// labelRec is the jobspec label recorded on a vertex in one tick (Fluxion's
+// "ephemeral" data, shown by the JGF writer).
 type labelRec struct {
-	seq   uint64
+	v     graph.VertexID
 	label string
+}
+
+func (m *Matcher) setLabel(v graph.VertexID, label string) {
+	for i := range m.labels {
+		if m.labels[i].v == v {
+			m.labels[i].label = label
+			return
+		}
+	}
+	m.labels = append(m.labels, labelRec{v, label})
+}
+
+func (m *Matcher) label(v graph.VertexID) string {
+	for i := range m.labels {
+		if m.labels[i].v == v {
+			return m.labels[i].label
+		}
+	}
+	return ""
 }
 
 // New creates a matcher for g. The graph must not be changed behind the
@@ -275,7 +313,10 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 	if !ok {
 		return nil, &ConfigError{"subsystems", fmt.Errorf("unknown matcher name %q", opts.Subsystems)}
 	}
-	m := &Matcher{g: g, pol: pol, opts: opts, flexible: opts.Traverser == "flexible", dynamic: pol.StopOnFirstMatch(), errno: 0}
+	m := &Matcher{
+		schedule: &schedule{g: g, opts: opts, flexible: opts.Traverser == "flexible", dynamic: pol.StopOnFirstMatch()},
+		scratch:  &scratch{pol: pol},
+	}
 	for _, n := range names {
 		m.subs = append(m.subs, g.Subsystem(n))
 	}
@@ -299,8 +340,36 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 		}
 	}
 	m.initState()
+	m.fitScratch()
 	m.prime()
 	return m, nil
+}
+
+// View returns a matcher sharing m's schedule with scratch state of its
+// own. Use it only for read-only queries (Satisfiability, Find), which may
+// then run concurrently on several views while no other operation runs.
+func (m *Matcher) View() *Matcher {
+	pol, _ := policy.New(m.opts.Policy)
+	v := &Matcher{schedule: m.schedule, scratch: &scratch{pol: pol}}
+	v.fitScratch()
+	return v
+}
+
+// fitScratch sizes the visit marks and stamps to the graph (which attach
+// can grow).
+func (m *Matcher) fitScratch() {
+	nv, ne := m.g.NumVertices(), m.g.NumEdges()
+	if len(m.colors) != len(m.subs) {
+		m.colors = make([][]uint32, len(m.subs))
+	}
+	for i := range m.colors {
+		for len(m.colors[i]) < nv {
+			m.colors[i] = append(m.colors[i], 0)
+		}
+	}
+	for len(m.stamps) < ne {
+		m.stamps = append(m.stamps, stamp{})
+	}
 }
 
 // Graph returns the matcher's graph.
@@ -328,18 +397,14 @@ func (m *Matcher) initState() {
 	m.plans = make([]planner.Planner, nv)
 	m.xchk = make([]planner.Planner, nv)
 	m.jobs = make([][]jobRec, nv)
-	m.labels = make([]labelRec, nv)
 	for v := 0; v < nv; v++ {
 		m.plans[v].Init(0, math.MaxInt64, g.V(graph.VertexID(v)).Size)
 		m.xchk[v].Init(0, math.MaxInt64, xCheckerTotal)
 	}
 	m.filt = make([][]*planner.Multi, len(m.subs))
-	m.colors = make([][]uint32, len(m.subs))
 	for i := range m.subs {
 		m.filt[i] = make([]*planner.Multi, nv)
-		m.colors[i] = make([]uint32, nv)
 	}
-	m.stamps = make([]stamp, ne)
 	m.weight = make([]uint64, ne)
 	m.outOrder = make([][]outEntry, nv)
 	for e := 0; e < ne; e++ {

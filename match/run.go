@@ -153,7 +153,7 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		m.resetColors()
 		return rc
 	}
-	if m.schedule(op) != 0 {
+	if m.scheduleOp(op) != 0 {
 		return -1
 	}
 	if m.cur.at == GraphEnd {
@@ -176,9 +176,9 @@ func (m *Matcher) farFuture() int64 {
 	return math.MaxInt64 - m.cur.duration - 1
 }
 
-// schedule tries now, then per op a reservation search or a satisfiability
+// scheduleOp tries now, then per op a reservation search or a satisfiability
 // probe (spec traversal.md §10).
-func (m *Matcher) schedule(op Op) int {
+func (m *Matcher) scheduleOp(op Op) int {
 	if !m.feasible(op) {
 		return -1
 	}

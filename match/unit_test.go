@@ -317,7 +317,7 @@ func TestOutOrder(t *testing.T) {
 	for _, e := range l {
 		w[e.edge] = e.weight
 	}
-	m := &Matcher{outOrder: [][]outEntry{l}, weight: w}
+	m := &Matcher{schedule: &schedule{outOrder: [][]outEntry{l}, weight: w}}
 	m.rekey(0, 4, 3, 1)
 	m.rekey(0, 3, 9, 5)
 	m.rekey(0, 99, 1, 1) // unknown edge: no-op

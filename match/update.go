@@ -221,9 +221,7 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 	}
 	if n > 0 {
 		up.ev = emit.Vertex{ID: u, Needs: needs, Exclusive: excl, ExclParent: exclParent, Level: up.level}
-		if lr := m.labels[u]; lr.seq == m.seq {
-			up.ev.Label = lr.label
-		}
+		up.ev.Label = m.label(u)
 		up.w.Vertex(g, &up.ev)
 	}
 	up.level--
