@@ -1,41 +1,26 @@
 package main
 
 import (
-	_ "embed"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
-	"github.com/gofluxion/gofluxion/match"
-
+	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/grug"
-	"github.com/gofluxion/gofluxion/hwloc"
 	"github.com/gofluxion/gofluxion/jgf"
-	"github.com/gofluxion/gofluxion/rv1"
+	"github.com/gofluxion/gofluxion/match"
 )
 
-// defaultGraph is the cluster loaded when no -L is given: our own small
-// recipe, so `go run ./cmd/resource-query` works on a fresh checkout.
-//
-//go:embed default.graphml
-var defaultGraph []byte
+// defaultGraph is the cluster loaded when no -L is given: gofluxion's own
+// small demo recipe, so `go run ./cmd/resource-query` works on a fresh
+// checkout.
+var defaultGraph = gofluxion.DemoGraphML()
 
 // loadGraph reads a graph document in the given load format.
 func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
-	switch format {
-	case "grug":
-		return grug.Read(data)
-	case "hwloc":
-		return hwloc.Read(data, allowlist)
-	case "jgf", "jgf_shorthand":
-		return jgf.Read(data)
-	case "rv1exec", "rv1exec_force":
-		return rv1.ReadExec(data)
-	}
-	return nil, fmt.Errorf("load format %s is not supported yet", format)
+	return gofluxion.ReadGraph(format, data, allowlist)
 }
 
 // readerText is the text Fluxion's reader would report for err.
@@ -52,27 +37,7 @@ func readerText(err error) string {
 }
 
 // newWriter creates the match writer for a -F format.
-func newWriter(format string) (emit.Writer, error) {
-	switch format {
-	case "simple":
-		return emit.NewSimple(), nil
-	case "pretty_simple":
-		return emit.NewPrettySimple(), nil
-	case "jgf":
-		return jgf.NewWriter(), nil
-	case "jgf_shorthand":
-		return jgf.NewShorthandWriter(), nil
-	case "rlite":
-		return rv1.NewWriter(rv1.RLite), nil
-	case "rv1":
-		return rv1.NewWriter(rv1.RV1), nil
-	case "rv1_nosched":
-		return rv1.NewWriter(rv1.RV1NoSched), nil
-	case "rv1_shorthand":
-		return rv1.NewWriter(rv1.RV1Shorthand), nil
-	}
-	return nil, fmt.Errorf("match format %s is not supported yet", format)
-}
+func newWriter(format string) (emit.Writer, error) { return gofluxion.NewWriter(format) }
 
 // dispatchMore handles the commands of later formats and graph changes.
 func (c *cli) dispatchMore(name string, args []string) {

@@ -1,0 +1,110 @@
+package gofluxion
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/grug"
+	"github.com/gofluxion/gofluxion/hwloc"
+	"github.com/gofluxion/gofluxion/jgf"
+	"github.com/gofluxion/gofluxion/rv1"
+)
+
+// Load formats (Fluxion's -f / load_format names).
+const (
+	FormatGRUG         = "grug"
+	FormatJGF          = "jgf"
+	FormatJGFShorthand = "jgf_shorthand"
+	FormatRV1Exec      = "rv1exec"
+	FormatRV1ExecForce = "rv1exec_force"
+	FormatHwloc        = "hwloc"
+)
+
+// LoadFormats lists the accepted load formats.
+var LoadFormats = []string{FormatGRUG, FormatHwloc, FormatJGF, FormatJGFShorthand, FormatRV1Exec, FormatRV1ExecForce}
+
+// MatchFormats lists the writers by name (Fluxion's -F / match_format).
+var MatchFormats = []string{"simple", "pretty_simple", "jgf", "jgf_shorthand", "rlite", "rv1", "rv1_nosched", "rv1_shorthand"}
+
+//go:embed demo.graphml
+var demoGraph []byte
+
+// DemoGraphML returns the GRUG recipe of the embedded demo cluster: 2 racks
+// × 4 nodes × 2 sockets, each socket with 16 cores, a gpu and 4 × 16 GB of
+// memory.
+func DemoGraphML() []byte { return append([]byte(nil), demoGraph...) }
+
+// DemoGraph builds the embedded demo cluster.
+func DemoGraph() *graph.Graph {
+	g, err := grug.Read(demoGraph)
+	if err != nil {
+		panic("gofluxion: embedded demo graph: " + err.Error()) // a broken build, not user input
+	}
+	return g
+}
+
+// ReadGraph builds a resource graph from a document in one of the load
+// formats. allowlist (hwloc only) names the resource types to keep, comma
+// separated; empty keeps every supported type.
+func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	switch format {
+	case FormatGRUG, "":
+		return grug.Read(data)
+	case FormatJGF, FormatJGFShorthand:
+		return jgf.Read(data)
+	case FormatRV1Exec, FormatRV1ExecForce:
+		return rv1.ReadExec(data)
+	case FormatHwloc:
+		return hwloc.Read(data, allowlist)
+	}
+	return nil, fmt.Errorf("gofluxion: unknown load format %q (want one of %s)", format, strings.Join(LoadFormats, ", "))
+}
+
+// ReadGraphFile reads a graph file, choosing the format from its extension:
+// .graphml is GRUG, .json JGF, .xml hwloc.
+func ReadGraphFile(path string) (*graph.Graph, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	format := FormatGRUG
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		format = FormatJGF
+	case ".xml":
+		format = FormatHwloc
+	}
+	g, err := ReadGraph(format, data, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// NewWriter returns a fresh writer for a match format.
+func NewWriter(format string) (emit.Writer, error) {
+	switch format {
+	case "simple":
+		return emit.NewSimple(), nil
+	case "pretty_simple":
+		return emit.NewPrettySimple(), nil
+	case "jgf":
+		return jgf.NewWriter(), nil
+	case "jgf_shorthand":
+		return jgf.NewShorthandWriter(), nil
+	case "rlite":
+		return rv1.NewWriter(rv1.RLite), nil
+	case "rv1":
+		return rv1.NewWriter(rv1.RV1), nil
+	case "rv1_nosched":
+		return rv1.NewWriter(rv1.RV1NoSched), nil
+	case "rv1_shorthand":
+		return rv1.NewWriter(rv1.RV1Shorthand), nil
+	}
+	return nil, fmt.Errorf("gofluxion: unknown match format %q (want one of %s)", format, strings.Join(MatchFormats, ", "))
+}
