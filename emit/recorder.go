@@ -51,6 +51,9 @@ func (r *Recorder) Edges() []graph.EdgeID {
 	return out
 }
 
+// Window returns the recorded start and end times, if any.
+func (r *Recorder) Window() (start, end int64, ok bool) { return r.start, r.end, r.timed }
+
 // Empty reports whether nothing was recorded.
 func (r *Recorder) Empty() bool { return len(r.events) == 0 }
 

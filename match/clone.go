@@ -71,3 +71,7 @@ func (m *Matcher) Clone() *Matcher {
 	cm.fitScratch()
 	return cm
 }
+
+// SharesSchedule reports whether m and o share one schedule (o is m, or a
+// view of it, or the other way round).
+func (m *Matcher) SharesSchedule(o *Matcher) bool { return m.schedule == o.schedule }

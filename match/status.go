@@ -45,3 +45,36 @@ func (m *Matcher) collectSubtree(v graph.VertexID, acc []graph.VertexID) []graph
 	}
 	return acc
 }
+
+// SetRankStatus marks the subgraph root of every given rank (its vertex with
+// the shortest dominant path) up or down; unknown ranks are ignored (spec
+// traversal.md §12).
+func (m *Matcher) SetRankStatus(ranks []int64, st graph.Status) {
+	changed := int64(0)
+	for _, r := range ranks {
+		if len(m.g.ByRank(r)) == 0 {
+			continue
+		}
+		v := m.rankRoot(r)
+		if vx := m.g.V(v); vx.Status != st {
+			vx.Status = st
+			changed++
+		}
+	}
+	if st == graph.StatusUp {
+		m.nodesUp += changed
+	} else {
+		m.nodesUp -= changed
+	}
+}
+
+// RankStatus returns the status of the first node (or storage_node) vertex
+// of rank r; ok is false when the rank has none.
+func (m *Matcher) RankStatus(r int64) (st graph.Status, ok bool) {
+	for _, v := range m.g.ByRank(r) {
+		if t := m.g.V(v).Type; t == graph.TypeNode || t == graph.TypeStorageNode {
+			return m.g.V(v).Status, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,221 @@
+package gofluxion
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/idset"
+	"github.com/gofluxion/gofluxion/jgf"
+	"github.com/gofluxion/gofluxion/match"
+	"github.com/gofluxion/gofluxion/rv1"
+)
+
+// rDoc is an R as Update and PartialCancel accept it: an RFC 20 envelope
+// ({"version": 1, "execution": …, "scheduling": JGF?}) or a bare JGF.
+type rDoc struct {
+	envelope   bool
+	start, dur int64
+	jgf        *jgf.Document // the scheduling part, or the bare JGF
+	shorthand  bool
+	exec       *rv1.R // the execution part, when there is no scheduling part
+}
+
+func parseR(data []byte) (*rDoc, error) {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, fmt.Errorf("gofluxion: empty R: %w", ErrInvalid)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("gofluxion: failed to parse R string: %v: %w", err, ErrInvalid)
+	}
+	var version int
+	_, hasExec := top["execution"]
+	if v, ok := top["version"]; ok && json.Unmarshal(v, &version) == nil && version == 1 && hasExec {
+		d := &rDoc{envelope: true, dur: match.GraphEnd}
+		var ex struct {
+			Start *float64 `json:"starttime"`
+			Exp   *float64 `json:"expiration"`
+		}
+		_ = json.Unmarshal(top["execution"], &ex)
+		if ex.Start != nil {
+			d.start = int64(*ex.Start)
+		}
+		if ex.Start != nil && ex.Exp != nil && *ex.Exp-*ex.Start > 0 {
+			d.dur = int64(*ex.Exp - *ex.Start)
+		}
+		if sched, ok := top["scheduling"]; ok {
+			var w struct {
+				Writer *string `json:"writer"`
+			}
+			_ = json.Unmarshal(sched, &w)
+			if w.Writer != nil {
+				scheme, path, _ := strings.Cut(*w.Writer, ":")
+				switch {
+				case scheme != "fluxion":
+					return nil, fmt.Errorf("gofluxion: unsupported scheduling.writer scheme (not fluxion): %w", ErrInvalid)
+				case path == "" || path == "jgf":
+				case path == "jgf_shorthand":
+					d.shorthand = true
+				default:
+					return nil, fmt.Errorf("gofluxion: unsupported fluxion scheduling.writer format %q: %w", path, ErrInvalid)
+				}
+			}
+			doc, err := jgf.Parse(sched)
+			if err != nil {
+				return nil, err
+			}
+			d.jgf = doc
+			return d, nil
+		}
+		r, err := rv1.ParseR(data)
+		if err != nil {
+			return nil, err
+		}
+		d.exec = r
+		return d, nil
+	}
+	doc, err := jgf.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return &rDoc{jgf: doc, dur: match.GraphEnd}, nil
+}
+
+// Update books an allocation made elsewhere, given as an R (an RFC 20 R
+// as written in the rv1 or rv1_nosched format, or a JGF as written in the
+// jgf format), as job id. This is how a restarted scheduler rebuilds its
+// state from the allocations it handed out. The window comes from the R's
+// starttime and expiration (a bare JGF gets [0, end of time)).
+func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
+	d, err := parseR(R)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if j, ok := x.jobs[id]; ok && j.State != Canceled {
+		return nil, fmt.Errorf("gofluxion: update job %d: %w", id, ErrExists)
+	}
+	rec := &emit.Recorder{}
+	start := time.Now()
+	if d.jgf != nil {
+		err = x.m.UpdateJGF(d.jgf, d.shorthand, id, d.start, d.dur, rec)
+	} else {
+		err = x.m.UpdateRV1Exec(d.exec, id, d.start, d.dur, rec)
+	}
+	took := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	a := newAllocation(x.m.Graph(), rec, id, d.start, d.start, x.opts.Format)
+	a.End = d.start + d.dur
+	a.Overhead = took
+	x.jobs[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
+	x.next = max(x.next, id+1)
+	return a, nil
+}
+
+// PartialCancel releases the part of job id that R lists: the ranks of an
+// RFC 20 R, or the vertices of its JGF scheduling part (or of a bare JGF).
+// It reports whether that released the whole job, which is then Canceled.
+func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
+	d, err := parseR(R)
+	if err != nil {
+		return false, err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	j, ok := x.jobs[id]
+	if !ok || j.State != Allocated {
+		return false, fmt.Errorf("gofluxion: partial cancel: no allocation for job %d: %w", id, ErrNotFound)
+	}
+	if d.jgf != nil {
+		full, err = x.m.PartialCancelJGF(id, d.jgf)
+	} else {
+		full, err = x.m.PartialCancel(id, d.exec.Ranks())
+	}
+	if err != nil {
+		return false, err
+	}
+	if full {
+		j.State = Canceled
+	}
+	return full, nil
+}
+
+// Attach grows the graph with a JGF subgraph: vertices whose path and rank
+// exist are reused, the others are added under them.
+func (x *Matcher) Attach(jgfDoc []byte) error {
+	doc, err := jgf.Parse(jgfDoc)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.m.Attach(doc)
+}
+
+// Remove removes the subgraph at path (jobs holding resources there keep
+// their records but the resources can no longer be matched).
+func (x *Matcher) Remove(path string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.m.RemovePath(path); err != nil {
+		return fmt.Errorf("gofluxion: remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveRanks releases what every job holds on the given ranks (an idset
+// such as "3-5,8") and removes their vertices.
+func (x *Matcher) RemoveRanks(ranks string) error {
+	set, err := idset.Parse(ranks)
+	if err != nil {
+		return fmt.Errorf("gofluxion: ranks %q: %v: %w", ranks, err, ErrInvalid)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.m.RemoveRanks(set.Values())
+}
+
+// SetRankStatus marks ranks (an idset, or "all") up or down.
+func (x *Matcher) SetRankStatus(ranks string, up bool) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	g := x.m.Graph()
+	var ids []int64
+	if ranks == "all" {
+		for _, r := range g.Ranks() {
+			if r >= 0 {
+				ids = append(ids, r)
+			}
+		}
+	} else {
+		set, err := idset.Parse(ranks)
+		if err != nil || set.Empty() {
+			return fmt.Errorf("gofluxion: invalid idset string %q: %w", ranks, ErrInvalid)
+		}
+		ids = set.Values()
+	}
+	st := graph.StatusDown
+	if up {
+		st = graph.StatusUp
+	}
+	x.m.SetRankStatus(ids, st)
+	return nil
+}
+
+// RankStatus reports whether rank r's node is up.
+func (x *Matcher) RankStatus(r int64) (up bool, err error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	st, ok := x.m.RankStatus(r)
+	if !ok {
+		return false, fmt.Errorf("gofluxion: no node vertex at rank %d: %w", r, ErrNotFound)
+	}
+	return st == graph.StatusUp, nil
+}
