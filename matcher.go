@@ -265,6 +265,10 @@ func (x *Matcher) Info(id uint64) (Job, error) {
 func (x *Matcher) Jobs() []Job {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	return x.jobsLocked()
+}
+
+func (x *Matcher) jobsLocked() []Job {
 	out := make([]Job, 0, len(x.jobs))
 	for _, j := range x.jobs {
 		out = append(out, *j)

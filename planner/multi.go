@@ -308,6 +308,56 @@ func (m *Multi) SpanPlanned(id int64, i int) (int64, error) {
 	return m.members[i].SpanPlanned(s.ids[i])
 }
 
+// SpanInfo returns a multi-span's start and duration and, per member, the
+// planned count, or -1 for a member whose span is gone (reduced away).
+func (m *Multi) SpanInfo(id int64) (start, duration int64, planned []int64, err error) {
+	s := m.lookup(id)
+	if s == nil {
+		return 0, 0, nil, ErrNotFound
+	}
+	planned = make([]int64, len(s.ids))
+	start, duration = -1, -1
+	for i, sid := range s.ids {
+		planned[i] = -1
+		if sid == 0 {
+			continue
+		}
+		st, d, n, err := m.members[i].SpanInfo(sid)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		start, duration, planned[i] = st, d, n
+	}
+	return start, duration, planned, nil
+}
+
+// AddSpanMembers adds a multi-span whose members with a negative count get
+// no span (the state SpanInfo reports after partial reductions). It is
+// meant for restoring snapshots.
+func (m *Multi) AddSpanMembers(start, d int64, counts []int64) (int64, error) {
+	if len(counts) != len(m.members) {
+		return -1, ErrInvalid
+	}
+	zero := make([]int64, len(counts))
+	for i, c := range counts {
+		zero[i] = max(c, 0)
+	}
+	id, err := m.AddSpan(start, d, zero)
+	if err != nil {
+		return -1, err
+	}
+	s := m.lookup(id)
+	for i, c := range counts {
+		if c < 0 && s.ids[i] != 0 {
+			if err := m.members[i].RemSpan(s.ids[i]); err != nil {
+				return -1, err
+			}
+			s.ids[i] = 0
+		}
+	}
+	return id, nil
+}
+
 // AvailTimeFirst returns the earliest candidate of member 0 (request
 // counts[0], see Planner.AvailTimeFirst) at which every other member i
 // passes Check(t, d, counts[i]). Errors: ErrInvalid if len(counts) !=

@@ -423,6 +423,17 @@ func (p *Planner) SpanPlanned(id int64) (int64, error) {
 	return p.ext.spans[slot].planned, nil
 }
 
+// SpanInfo returns a span's start, duration and planned count (snapshots
+// replay spans from it).
+func (p *Planner) SpanInfo(id int64) (start, duration, planned int64, err error) {
+	slot := p.lookup(id)
+	if slot < 0 {
+		return 0, 0, 0, ErrInvalid
+	}
+	sp := &p.ext.spans[slot]
+	return sp.start, sp.last - sp.start, sp.planned, nil
+}
+
 // Reset drops every span and point and restarts over [base, base+horizon)
 // with the same total. Storage is kept for reuse, and ids of dropped spans
 // stay invalid. A horizon < 1 is treated as 1.

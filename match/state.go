@@ -1,0 +1,258 @@
+package match
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/planner"
+	"github.com/gofluxion/gofluxion/policy"
+)
+
+// State is a serialisable copy of a Matcher: its options, graph, pruning
+// configuration, every job's spans on every vertex, the dynamic child
+// order's edge weights and the up-node count. Restore rebuilds a Matcher
+// that decides exactly as the original would.
+type State struct {
+	Options Options      `json:"options"`
+	Graph   *graph.Data  `json:"graph"`
+	Prune   []PruneState `json:"prune"`
+	Jobs    []VertexJobs `json:"jobs"`
+	Weights []EdgeWeight `json:"weights,omitempty"`
+	NodesUp int64        `json:"nodes_up"`
+}
+
+// PruneState is the pruning configuration of one matcher subsystem.
+type PruneState struct {
+	Anchors []PruneAnchor  `json:"anchors"`
+	Types   []graph.TypeID `json:"types"` // the pruning-type set
+}
+
+// PruneAnchor lists the types tracked below vertices of one type (-1…: the
+// wildcard "*" is graph.TypeAny).
+type PruneAnchor struct {
+	Anchor graph.TypeID   `json:"anchor"`
+	Types  []graph.TypeID `json:"types"`
+}
+
+// VertexJobs lists what jobs hold on one vertex.
+type VertexJobs struct {
+	Vertex graph.VertexID `json:"v"`
+	Jobs   []JobSpans     `json:"j"`
+}
+
+// JobSpans is one job's state on one vertex; a span is [start, duration,
+// planned] (the filter span has one planned count per filter member, -1
+// for a member reduced away).
+type JobSpans struct {
+	Job    uint64  `json:"id"`
+	Tagged bool    `json:"tag,omitempty"`
+	Alloc  []int64 `json:"a,omitempty"`
+	Resv   []int64 `json:"r,omitempty"`
+	X      []int64 `json:"x,omitempty"`
+	Filter []int64 `json:"f,omitempty"` // start, duration, counts...
+}
+
+// EdgeWeight is a non-default weight of the dynamic child order.
+type EdgeWeight struct {
+	Edge   graph.EdgeID `json:"e"`
+	Weight uint64       `json:"w"`
+}
+
+func spanOf(p *planner.Planner, id int64) ([]int64, error) {
+	if id == 0 {
+		return nil, nil
+	}
+	s, d, n, err := p.SpanInfo(id)
+	if err != nil {
+		return nil, err
+	}
+	return []int64{s, d, n}, nil
+}
+
+// State returns a serialisable copy of m.
+func (m *Matcher) State() (*State, error) {
+	st := &State{Options: m.opts, Graph: m.g.Export(), NodesUp: m.nodesUp}
+	for _, p := range m.prune {
+		ps := PruneState{}
+		anchors := make([]graph.TypeID, 0, len(p.anchors))
+		for a := range p.anchors {
+			anchors = append(anchors, a)
+		}
+		slices.Sort(anchors)
+		for _, a := range anchors {
+			ps.Anchors = append(ps.Anchors, PruneAnchor{a, slices.Clone(p.anchors[a])})
+		}
+		for t, ok := range p.isPrune {
+			if ok {
+				ps.Types = append(ps.Types, graph.TypeID(t))
+			}
+		}
+		st.Prune = append(st.Prune, ps)
+	}
+	for v, recs := range m.jobs {
+		if len(recs) == 0 {
+			continue
+		}
+		vj := VertexJobs{Vertex: graph.VertexID(v)}
+		for _, r := range recs {
+			js := JobSpans{Job: r.job, Tagged: r.tagged}
+			var err error
+			if js.Alloc, err = spanOf(&m.plans[v], r.alloc); err != nil {
+				return nil, fmt.Errorf("vertex %d job %d: allocation span: %w", v, r.job, err)
+			}
+			if js.Resv, err = spanOf(&m.plans[v], r.resv); err != nil {
+				return nil, fmt.Errorf("vertex %d job %d: reservation span: %w", v, r.job, err)
+			}
+			if js.X, err = spanOf(&m.xchk[v], r.xspan); err != nil {
+				return nil, fmt.Errorf("vertex %d job %d: exclusivity span: %w", v, r.job, err)
+			}
+			if r.fspan >= 0 && m.filt[0][v] != nil {
+				s, d, counts, err := m.filt[0][v].SpanInfo(r.fspan)
+				if err != nil {
+					return nil, fmt.Errorf("vertex %d job %d: filter span: %w", v, r.job, err)
+				}
+				js.Filter = append([]int64{s, d}, counts...)
+			}
+			vj.Jobs = append(vj.Jobs, js)
+		}
+		st.Jobs = append(st.Jobs, vj)
+	}
+	for e, w := range m.weight {
+		if w != ^uint64(0) {
+			st.Weights = append(st.Weights, EdgeWeight{graph.EdgeID(e), w})
+		}
+	}
+	return st, nil
+}
+
+// Restore rebuilds a Matcher from a State. Spans are booked again in the
+// order the original vertex records list them, which reproduces every
+// planner's availability exactly.
+func Restore(st *State) (*Matcher, error) {
+	if st == nil || st.Graph == nil {
+		return nil, fmt.Errorf("match: restore: no graph in state")
+	}
+	g, err := graph.Import(st.Graph)
+	if err != nil {
+		return nil, fmt.Errorf("match: restore: %w", err)
+	}
+	opts := st.Options
+	pol, err := policy.New(opts.Policy)
+	if err != nil {
+		return nil, &ConfigError{"policy", err}
+	}
+	names, ok := SubsystemNames(opts.Subsystems)
+	if !ok {
+		return nil, &ConfigError{"subsystems", fmt.Errorf("unknown matcher name %q", opts.Subsystems)}
+	}
+	m := &Matcher{
+		schedule: &schedule{g: g, opts: opts, flexible: opts.Traverser == "flexible", dynamic: pol.StopOnFirstMatch()},
+		scratch:  &scratch{pol: pol},
+	}
+	for _, n := range names {
+		s, ok := g.Subsystems.Lookup(n)
+		if !ok || g.Root(graph.SubsystemID(s)) == graph.NoVertex {
+			return nil, &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", n)}
+		}
+		m.subs = append(m.subs, graph.SubsystemID(s))
+	}
+	m.dom = m.subs[0]
+	if len(st.Prune) != len(m.subs) {
+		return nil, fmt.Errorf("match: restore: %d pruning configurations for %d subsystems", len(st.Prune), len(m.subs))
+	}
+	nt := graph.TypeID(g.Types.Len())
+	m.prune = make([]pruneConf, len(m.subs))
+	for i, ps := range st.Prune {
+		conf := &m.prune[i]
+		conf.anchors = map[graph.TypeID][]graph.TypeID{}
+		for _, a := range ps.Anchors {
+			if a.Anchor < 0 || a.Anchor >= nt {
+				return nil, fmt.Errorf("match: restore: pruning anchor %d out of range", a.Anchor)
+			}
+			for _, t := range a.Types {
+				if t < 0 || t >= nt {
+					return nil, fmt.Errorf("match: restore: pruning type %d out of range", t)
+				}
+			}
+			conf.anchors[a.Anchor] = slices.Clone(a.Types)
+		}
+		for _, t := range ps.Types {
+			if t < 0 || t >= nt {
+				return nil, fmt.Errorf("match: restore: pruning type %d out of range", t)
+			}
+			conf.mark(t)
+		}
+	}
+	for _, t := range pol.ExclusiveTypes() {
+		m.polExcl = append(m.polExcl, g.Type(t))
+	}
+	m.initState()
+	m.fitScratch()
+	m.prime()
+	m.nodesUp = st.NodesUp
+	nv := graph.VertexID(g.NumVertices())
+	for _, vj := range st.Jobs {
+		v := vj.Vertex
+		if v < 0 || v >= nv {
+			return nil, fmt.Errorf("match: restore: job records for vertex %d out of range", v)
+		}
+		for _, js := range vj.Jobs {
+			rec := m.jobRec(v, js.Job, true)
+			rec.tagged = js.Tagged
+			var err error
+			if rec.alloc, err = addSpan(&m.plans[v], js.Alloc); err != nil {
+				return nil, fmt.Errorf("match: restore: vertex %d job %d: %w", v, js.Job, err)
+			}
+			if rec.resv, err = addSpan(&m.plans[v], js.Resv); err != nil {
+				return nil, fmt.Errorf("match: restore: vertex %d job %d: %w", v, js.Job, err)
+			}
+			if rec.xspan, err = addSpan(&m.xchk[v], js.X); err != nil {
+				return nil, fmt.Errorf("match: restore: vertex %d job %d: %w", v, js.Job, err)
+			}
+			if js.Filter != nil {
+				f := m.filt[0][v]
+				if f == nil {
+					// A vertex of a removed subgraph: no filter after
+					// re-priming, and no walk reaches it any more.
+					continue
+				}
+				if len(js.Filter) != 2+f.Len() {
+					return nil, fmt.Errorf("match: restore: vertex %d job %d: filter span does not fit the filter", v, js.Job)
+				}
+				if rec.fspan, err = f.AddSpanMembers(js.Filter[0], js.Filter[1], js.Filter[2:]); err != nil {
+					return nil, fmt.Errorf("match: restore: vertex %d job %d: filter span: %w", v, js.Job, err)
+				}
+			}
+		}
+	}
+	ne := graph.EdgeID(g.NumEdges())
+	for _, ew := range st.Weights {
+		if ew.Edge < 0 || ew.Edge >= ne {
+			return nil, fmt.Errorf("match: restore: weight of edge %d out of range", ew.Edge)
+		}
+		m.weight[ew.Edge] = ew.Weight
+	}
+	for v, l := range m.outOrder {
+		for i := range l {
+			l[i].weight = m.weight[l[i].edge]
+		}
+		sortOut(l)
+		m.outOrder[v] = l
+	}
+	return m, nil
+}
+
+func addSpan(p *planner.Planner, s []int64) (int64, error) {
+	if s == nil {
+		return 0, nil
+	}
+	if len(s) != 3 {
+		return 0, fmt.Errorf("span %v is not [start, duration, planned]", s)
+	}
+	id, err := p.AddSpan(s[0], s[1], s[2])
+	if err != nil {
+		return 0, fmt.Errorf("span %v does not fit: %w", s, err)
+	}
+	return id, nil
+}
