@@ -511,7 +511,9 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 	// sorted order until the element's count is covered.
 	nfit := int64(math.MaxInt64)
 	for _, e := range shape {
-		c := int64(e.count.Calc(clampU32(s.qualified(sub, e.typ))))
+		q := s.qualified(sub, e.typ)
+		m.noteCount(e, q)
+		c := int64(e.count.Calc(clampU32(q)))
 		if c == 0 {
 			nfit = 0
 			break
@@ -639,7 +641,9 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 			continue
 		}
 		for _, c := range r.with {
-			k := c.count.Calc(clampU32(dfu.qualified(m.dom, c.typ)))
+			q := dfu.qualified(m.dom, c.typ)
+			m.noteCount(c, q)
+			k := c.count.Calc(clampU32(q))
 			if k == 0 {
 				met = false
 				break
@@ -799,7 +803,9 @@ func (m *Matcher) selectOnce() int {
 func (m *Matcher) resolveGraph(root graph.VertexID, top *scoring) (int64, bool) {
 	met := true
 	for _, r := range m.cur.top {
-		k := r.count.Calc(clampU32(top.qualified(m.dom, r.typ)))
+		q := top.qualified(m.dom, r.typ)
+		m.noteCount(r, q)
+		k := r.count.Calc(clampU32(q))
 		if k == 0 {
 			met = false
 			break

@@ -259,9 +259,10 @@ type scratch struct {
 	pre, post           int64
 	preTotal, postTotal int64
 
-	cur  matchState
-	work workspace
-	reqc reqCache
+	cur     matchState
+	work    workspace
+	reqc    reqCache
+	explain *explainRec // non-nil while Explain collects counts
 }
 
 // labelRec is the jobspec label recorded on a vertex in one tick (Fluxion's

@@ -116,29 +116,7 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		m.errno = EINVAL
 		return -1
 	}
-	nt := m.g.Types.Len()
-	if cap(m.cur.excl) < nt {
-		m.cur.excl = make([]bool, nt)
-	}
-	m.cur.excl = m.cur.excl[:nt]
-	clear(m.cur.excl)
-	for _, t := range m.polExcl {
-		m.cur.excl[t] = true
-	}
-	for _, t := range c.excl {
-		if t >= 0 {
-			m.cur.excl[t] = true
-		}
-	}
-	m.cur.jobid = jobid
-	m.cur.at, m.cur.now = at, at
-	m.cur.duration = d
-	m.cur.atype = atAlloc
-	m.cur.cons = js.Constraint
-	m.cur.queue = js.Queue
-	m.cur.top = c.top
-	m.cur.orig = c.top
-	m.cur.dfv = c.dfv
+	m.setupMatch(c, js, jobid, at, d)
 	if op == WithoutAllocating || op == WithoutAllocatingFuture {
 		m.cur.atype = atNone
 	}
@@ -168,6 +146,34 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		m.cur.duration = GraphEnd - m.cur.at
 	}
 	return m.update(w, true)
+}
+
+// setupMatch prepares the per-match context: exclusive types (the
+// policy's plus the jobspec's), times, constraint and queue.
+func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at, d int64) {
+	nt := m.g.Types.Len()
+	if cap(m.cur.excl) < nt {
+		m.cur.excl = make([]bool, nt)
+	}
+	m.cur.excl = m.cur.excl[:nt]
+	clear(m.cur.excl)
+	for _, t := range m.polExcl {
+		m.cur.excl[t] = true
+	}
+	for _, t := range c.excl {
+		if t >= 0 {
+			m.cur.excl[t] = true
+		}
+	}
+	m.cur.jobid = jobid
+	m.cur.at, m.cur.now = at, at
+	m.cur.duration = d
+	m.cur.atype = atAlloc
+	m.cur.cons = js.Constraint
+	m.cur.queue = js.Queue
+	m.cur.top = c.top
+	m.cur.orig = c.top
+	m.cur.dfv = c.dfv
 }
 
 // farFuture is the start time of satisfiability probes: everything is free

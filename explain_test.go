@@ -1,0 +1,94 @@
+package gofluxion
+
+import (
+	"testing"
+)
+
+const gpuNodesYAML = `version: 1
+resources:
+  - type: node
+    count: 4
+    with:
+      - type: slot
+        count: 1
+        label: default
+        with:
+          - type: gpu
+            count: 2
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`
+
+const nodeYAML = `version: 1
+resources:
+  - type: node
+    count: 1
+    exclusive: true
+    with:
+      - type: slot
+        count: 1
+        label: default
+        with:
+          - type: socket
+            count: 2
+            with:
+              - type: gpu
+                count: 1
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`
+
+func TestExplain(t *testing.T) {
+	x, err := New(DemoGraph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := x.ParseJobspec([]byte(gpuNodesYAML))
+	node, _ := x.ParseJobspec([]byte(nodeYAML))
+	e, err := x.Explain(want, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The demo nodes carry their two gpus in two sockets, so a slot of two
+	// gpus never fits one node: a capacity problem at the gpu level.
+	if e.FitsNow || e.Satisfiable {
+		t.Fatalf("explain = %+v, want neither fitting now nor satisfiable", e)
+	}
+	if got, want := e.Reason(), "needs 2 gpu: 1 found now, only 1 exist"; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+	// Five of the eight nodes taken: a 4-node request of whole nodes is busy.
+	for i := 0; i < 5; i++ {
+		if _, err := x.Match(Allocate, node, 0); err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+	}
+	four, _ := x.ParseJobspec([]byte(`version: 1
+resources: [{type: node, count: 4, exclusive: true, with: [{type: slot, count: 1, label: default, with: [{type: socket, count: 2}]}]}]
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`))
+	e, err = x.Explain(four, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.FitsNow || !e.Satisfiable {
+		t.Fatalf("explain = %+v, want busy but satisfiable", e)
+	}
+	l := e.Levels[0]
+	if l.Type != "node" || l.Needed != 4 || l.FoundNow != 3 || l.FoundFree != 8 || l.Cause() != "busy" {
+		t.Errorf("node level = %+v (cause %q), want needed 4, found 3 now and 8 when free, busy", l, l.Cause())
+	}
+	if got, want := e.Reason(), "needs 4 node (with 2 socket each): 3 found now, 8 when free"; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+	// Two fit now: nothing to explain.
+	two, _ := x.ParseJobspec([]byte(`version: 1
+resources: [{type: node, count: 2, exclusive: true, with: [{type: slot, count: 1, label: default, with: [{type: socket, count: 2}]}]}]
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`))
+	if e, err = x.Explain(two, 0); err != nil || !e.FitsNow || e.Reason() != "" {
+		t.Errorf("explain of a fitting request = %+v, %v", e, err)
+	}
+}

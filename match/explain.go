@@ -1,0 +1,169 @@
+package match
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+// Explanation says why a request does not fit: per level of the jobspec,
+// how many candidates were needed under one parent and how many the best
+// parent offered, now and when everything is free. Fluxion itself only
+// answers "unsatisfiable"; this is gofluxion's own.
+type Explanation struct {
+	// FitsNow reports that the request can be allocated at the asked time.
+	FitsNow bool
+	// Satisfiable reports that it fits the graph when everything is free
+	// and up.
+	Satisfiable bool
+	// Levels lists every request of the jobspec, depth first.
+	Levels []Level
+}
+
+// Level is one request of the jobspec.
+type Level struct {
+	// Path names the request and its ancestors, e.g. "node[4]/slot[1]/gpu[2]".
+	Path  string
+	Type  string
+	Depth int
+	// Needed is the least count the request accepts under one parent.
+	Needed int64
+	// FoundNow is the most qualified candidates any one parent offered at
+	// the asked time, and FoundFree the same when everything is free;
+	// -1 when no parent got as far as counting them (a higher level failed).
+	FoundNow, FoundFree int64
+}
+
+// Short reports whether the level lacks candidates now.
+func (l Level) Short() bool { return l.FoundNow < l.Needed }
+
+// Cause returns "capacity" when the level cannot be met even on a free
+// graph, "busy" when it can but not now, and "" when it is met.
+func (l Level) Cause() string {
+	switch {
+	case l.FoundFree >= 0 && l.FoundFree < l.Needed:
+		return "capacity"
+	case l.FoundNow < l.Needed:
+		return "busy"
+	}
+	return ""
+}
+
+// Reason is the most useful sentence about the first level that falls
+// short, in the form "needs 4 node (with 2 gpu each): 3 found now, 8 when
+// free". When an outer level is short only because an inner one is, the
+// innermost short level that was reached is named instead. It is "" when
+// the request fits now.
+func (e *Explanation) Reason() string {
+	if e.FitsNow {
+		return ""
+	}
+	short := func(l Level) bool { return l.FoundNow < l.Needed }
+	for i, l := range e.Levels {
+		if !short(l) {
+			continue
+		}
+		// Prefer the deepest short descendant that some parent reached.
+		pick := i
+		for j := i + 1; j < len(e.Levels) && e.Levels[j].Depth > l.Depth; j++ {
+			if d := e.Levels[j]; short(d) && d.FoundNow >= 0 && d.Depth > e.Levels[pick].Depth {
+				pick = j
+			}
+		}
+		return e.sentence(pick)
+	}
+	if !e.Satisfiable {
+		return "the request can never be met by this graph"
+	}
+	return "the request does not fit now"
+}
+
+func (e *Explanation) sentence(i int) string {
+	l := e.Levels[i]
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "needs %d %s", l.Needed, l.Type)
+	var inner []string
+	for _, c := range e.Levels[i+1:] {
+		if c.Depth <= l.Depth {
+			break
+		}
+		if c.Type != "slot" {
+			inner = append(inner, fmt.Sprintf("%d %s", c.Needed, c.Type))
+		}
+	}
+	if len(inner) > 0 {
+		fmt.Fprintf(&sb, " (with %s each)", strings.Join(inner, ", "))
+	}
+	now := "none counted now"
+	if l.FoundNow >= 0 {
+		now = fmt.Sprintf("%d found now", l.FoundNow)
+	}
+	switch {
+	case l.FoundFree < 0:
+		fmt.Fprintf(&sb, ": %s", now)
+	case l.FoundFree < l.Needed:
+		fmt.Fprintf(&sb, ": %s, only %d exist", now, l.FoundFree)
+	default:
+		fmt.Fprintf(&sb, ": %s, %d when free", now, l.FoundFree)
+	}
+	return sb.String()
+}
+
+// explainRec collects, per request, the best qualified count seen.
+type explainRec struct {
+	best map[*req]int64
+}
+
+func (m *Matcher) noteCount(r *req, q int64) {
+	if e := m.explain; e != nil {
+		if old, ok := e.best[r]; !ok || q > old {
+			e.best[r] = q
+		}
+	}
+}
+
+// Explain reports why js does (not) fit at time at. It only selects and
+// books nothing, so it is read-only like Satisfiability.
+func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
+	m.msg.Reset()
+	m.beginOp()
+	if js == nil || len(js.Resources) == 0 {
+		return nil, &Error{Op: "explain", Errno: EINVAL, Msg: "empty request"}
+	}
+	d, ok := Duration(js.Duration)
+	if !ok {
+		return nil, &Error{Op: "explain", Errno: EINVAL, Msg: "bad duration"}
+	}
+	c := m.resolve(js)
+	m.setupMatch(c, js, 0, at, d)
+	exp := &Explanation{}
+	run := func(atype allocType, t int64) (map[*req]int64, bool) {
+		m.explain = &explainRec{best: map[*req]int64{}}
+		defer func() { m.explain = nil }()
+		m.cur.atype, m.cur.at = atype, t
+		ok := m.selectAt() == 0
+		m.resetColors()
+		return m.explain.best, ok
+	}
+	now, fits := run(atAlloc, at)
+	free, sat := run(atSatisfiability, m.farFuture())
+	exp.FitsNow, exp.Satisfiable = fits, sat
+	var walk func(l []*req, prefix string, depth int)
+	walk = func(l []*req, prefix string, depth int) {
+		for _, r := range l {
+			p := fmt.Sprintf("%s%s[%d]", prefix, m.g.Types.Name(int32(r.typ)), r.count.Min)
+			lv := Level{Path: p, Type: m.g.Types.Name(int32(r.typ)), Depth: depth, Needed: int64(r.count.Min), FoundNow: -1, FoundFree: -1}
+			if n, ok := now[r]; ok {
+				lv.FoundNow = n
+			}
+			if n, ok := free[r]; ok {
+				lv.FoundFree = n
+			}
+			exp.Levels = append(exp.Levels, lv)
+			walk(r.with, p+"/", depth+1)
+		}
+	}
+	walk(c.top, "", 0)
+	return exp, nil
+}
