@@ -41,6 +41,17 @@
 //     stream; the metrics ns-first10% and ns-last10% are the median latency
 //     of the first and last 10% of the matches of the streams, to show that
 //     the cost of a match does not grow with the number of allocated jobs.
+//   - BenchmarkMatchPolicies/<policy>/256x32: jobspec A under the other
+//     policies (hinode, lonode, hinodex, lonodex, firstnodex, locality,
+//     variation, and the custom string "policy=low node_centric=true
+//     stop_on_1_matches=true"); node-exclusive policies give each job a
+//     whole node, so their streams are 256 jobs long. variation runs on a
+//     copy of 256×32 whose nodes have perf_class = index mod 4.
+//   - BenchmarkLoadJGF/<size> (1024x32, 4096x64): jgf.Read + match.New of
+//     the cluster rendered whole by the jgf writer.
+//   - BenchmarkWriteRV1/1024nodes, BenchmarkWriteJGF/1024nodes: rendering
+//     (emission into a fresh writer, then Render) of one match of 1024
+//     exclusive nodes on 1024×32, recorded once and replayed per iteration.
 //
 // See README.md for the commands and measured figures.
 package benchmarks
