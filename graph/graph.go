@@ -382,41 +382,73 @@ func DefaultName(basename string, id int64) string {
 	return basename + strconv.FormatInt(id, 10)
 }
 
-// Clone returns a deep copy of the graph.
+// Clone returns a deep copy of the graph. The copies of the many small
+// per-vertex slices are carved from a few large arrays (with their
+// capacity capped, so later appends reallocate rather than overlap).
 func (g *Graph) Clone() *Graph {
 	c := &Graph{
 		Types:      g.Types.clone(),
 		Subsystems: g.Subsystems.clone(),
 		vertices:   slices.Clone(g.vertices),
 		edges:      slices.Clone(g.edges),
-		out:        make([][]Half, len(g.out)),
-		in:         make([][]Half, len(g.in)),
+		out:        cloneLists(g.out),
+		in:         cloneLists(g.in),
 		roots:      slices.Clone(g.roots),
-		byType:     make([][]VertexID, len(g.byType)),
-		byName:     make(map[string][]VertexID, len(g.byName)),
-		byRank:     make(map[int64][]VertexID, len(g.byRank)),
-		byPath:     make(map[string][]VertexID, len(g.byPath)),
+		byType:     cloneLists(g.byType),
+		byName:     cloneIndex(g.byName),
+		byRank:     cloneIndex(g.byRank),
+		byPath:     cloneIndex(g.byPath),
 		nodeRank:   g.nodeRank,
 	}
+	np, nq := 0, 0
+	for i := range g.vertices {
+		np += len(g.vertices[i].Props)
+		nq += len(g.vertices[i].Paths)
+	}
+	props, paths := make([]Property, 0, np), make([]Path, 0, nq)
 	for i := range c.vertices {
-		c.vertices[i].Props = slices.Clone(c.vertices[i].Props)
-		c.vertices[i].Paths = slices.Clone(c.vertices[i].Paths)
+		v := &c.vertices[i]
+		if len(v.Props) > 0 {
+			props = append(props, v.Props...)
+			v.Props = props[len(props)-len(v.Props) : len(props) : len(props)]
+		}
+		if len(v.Paths) > 0 {
+			paths = append(paths, v.Paths...)
+			v.Paths = paths[len(paths)-len(v.Paths) : len(paths) : len(paths)]
+		}
 	}
-	for i := range g.out {
-		c.out[i] = slices.Clone(g.out[i])
-		c.in[i] = slices.Clone(g.in[i])
+	return c
+}
+
+// cloneLists copies a slice of slices into one backing array.
+func cloneLists[T any](l [][]T) [][]T {
+	n := 0
+	for _, x := range l {
+		n += len(x)
 	}
-	for i := range g.byType {
-		c.byType[i] = slices.Clone(g.byType[i])
+	all := make([]T, 0, n)
+	out := make([][]T, len(l))
+	for i, x := range l {
+		if x == nil {
+			continue
+		}
+		all = append(all, x...)
+		out[i] = all[len(all)-len(x) : len(all) : len(all)]
 	}
-	for k, v := range g.byName {
-		c.byName[k] = slices.Clone(v)
+	return out
+}
+
+// cloneIndex copies an index map, its lists carved from one array.
+func cloneIndex[K comparable](m map[K][]VertexID) map[K][]VertexID {
+	n := 0
+	for _, l := range m {
+		n += len(l)
 	}
-	for k, v := range g.byRank {
-		c.byRank[k] = slices.Clone(v)
-	}
-	for k, v := range g.byPath {
-		c.byPath[k] = slices.Clone(v)
+	all := make([]VertexID, 0, n)
+	c := make(map[K][]VertexID, len(m))
+	for k, l := range m {
+		all = append(all, l...)
+		c[k] = all[len(all)-len(l) : len(all) : len(all)]
 	}
 	return c
 }

@@ -1,0 +1,36 @@
+// Package gofluxion is a pure-Go reimplementation of Fluxion, the
+// graph-based resource matcher of flux-sched, for Go schedulers that want
+// Fluxion's decisions without cgo, sidecars or process-global state.
+//
+// A resource graph (cluster, racks, nodes, sockets, cores, gpus, memory…)
+// is read from a file (ReadGraph, ReadGraphFile: GRUG, JGF, rv1exec, hwloc)
+// or built in code (graph.NewBuilder). New wraps it in a Matcher, which
+// matches Flux canonical jobspecs against it with Fluxion's depth-first-and-up
+// traversal and one of its policies, books what it selects over time, and
+// keeps a job table:
+//
+//	g, _ := gofluxion.ReadGraphFile("cluster.graphml")
+//	m, _ := gofluxion.New(g, gofluxion.Options{Policy: "hinode"})
+//	js, _ := m.ParseJobspec(yaml)
+//	a, err := m.Match(gofluxion.AllocateOrElseReserve, js, now)
+//	fmt.Println(a.Render("rv1"))
+//
+// Time is a parameter: Match books at now or, for AllocateOrElseReserve,
+// reserves at the earliest later time the request fits. Errors tell "not
+// now" (ErrBusy) from "never" (ErrUnsatisfiable); Explain says which level
+// of the request falls short and by how much.
+//
+// The rest of a scheduler's life is covered too: Cancel and PartialCancel
+// release resources, Update re-applies an R written earlier (restart
+// recovery), SetStatus and SetRankStatus take nodes down and up, Attach
+// and Remove grow and shrink the graph, Find queries the schedule, Clone
+// makes an independent what-if copy and Snapshot/Restore save and reload
+// the complete state.
+//
+// A Matcher is safe for concurrent use; see its documentation for which
+// operations run concurrently. The decisions are byte-for-byte those of
+// Fluxion (flux-sched fd257f71), which the repository's conformance tests
+// check against Fluxion's own test suite. The lower layers (graph, match,
+// policy, planner, jobspec, and the format packages) are usable on their
+// own; package reapi/fluxcli mirrors fluxion-go's API for existing users.
+package gofluxion
