@@ -305,6 +305,12 @@ func (x *Matcher) Stat() Stats {
 // "names=node[0-3] and jobid-alloc=42"), with its ancestors. It returns ""
 // when nothing matches.
 func (x *Matcher) Find(criteria, format string) (string, error) {
+	return x.FindAt(criteria, format, time.Now().Unix())
+}
+
+// FindAt is Find with the time that agfilter mode reports usage at (the
+// only part of find that depends on time).
+func (x *Matcher) FindAt(criteria, format string, now int64) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
 		return "", err
@@ -313,7 +319,7 @@ func (x *Matcher) Find(criteria, format string) (string, error) {
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
-	if err := v.Find(criteria, time.Now().Unix(), w); err != nil {
+	if err := v.Find(criteria, now, w); err != nil {
 		return "", err
 	}
 	return w.Render()

@@ -94,6 +94,9 @@ type Edge struct {
 	dead      bool
 }
 
+// Live reports whether the edge has not been removed.
+func (e *Edge) Live() bool { return !e.dead }
+
 // Half is one entry of an adjacency list: the edge, the vertex at its other
 // end and its subsystem, kept together so walks need no extra lookups.
 type Half struct {

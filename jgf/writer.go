@@ -3,6 +3,7 @@ package jgf
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
@@ -18,6 +19,9 @@ var ErrSingleVertex = errors.New("jgf: cannot render a graph with vertices but n
 // §5.3), or in shorthand form, where everything below an exclusively
 // taken vertex is left out (§5.4).
 type Writer struct {
+	// Status makes the writer include each vertex's status when it is not
+	// up (Fluxion's writer never does; graph exports need it to round-trip).
+	Status    bool
 	shorthand bool
 	nodes     []string
 	edges     []string
@@ -37,7 +41,23 @@ func (w *Writer) Vertex(g *graph.Graph, v *emit.Vertex) {
 		w.omitted = true
 		return
 	}
-	w.nodes = append(w.nodes, VertexJSON(&w.buf, g, v))
+	s := VertexJSON(&w.buf, g, v)
+	if w.Status {
+		if st := g.V(v.ID).Status; st != graph.StatusUp {
+			// Insert "status" right after "rank" (the reader takes any order).
+			s = insertAfterRank(s, st)
+		}
+	}
+	w.nodes = append(w.nodes, s)
+}
+
+func insertAfterRank(s string, st graph.Status) string {
+	i := strings.Index(s, `"rank": `)
+	if i < 0 {
+		return s
+	}
+	j := strings.IndexAny(s[i+8:], ",}") + i + 8
+	return s[:j] + `, "status": ` + strconv.FormatInt(int64(st), 10) + s[j:]
 }
 
 // VertexJSON renders the JGF node object of an emitted vertex.
