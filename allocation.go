@@ -10,7 +10,7 @@ import (
 // Allocation is the result of a successful match: which job got what, and
 // when. It renders in every match format.
 type Allocation struct {
-	JobID uint64 // 0 for the without_allocating ops
+	JobID uint64 // 0 for WithoutAllocating and WithoutAllocatingFuture
 	// Reserved reports a reservation: the job starts later than asked.
 	Reserved   bool
 	Start, End int64 // the booked window [Start, End)
@@ -25,13 +25,13 @@ type Allocation struct {
 	format string
 }
 
-// Resource is one selected vertex.
+// Resource is one selected vertex of an Allocation.
 type Resource struct {
 	Path      string // containment (dominant) path, e.g. /demo0/rack0/node3
 	Type      string
 	Name      string
 	ID        int64
-	Rank      int64
+	Rank      int64 // the broker rank, -1 when the vertex has none
 	Units     int64 // units taken (a pool may be taken partly)
 	Exclusive bool
 }

@@ -13,7 +13,7 @@
 //	m, _ := gofluxion.New(g, gofluxion.Options{Policy: "hinode"})
 //	js, _ := m.ParseJobspec(yaml)
 //	a, err := m.Match(gofluxion.AllocateOrElseReserve, js, now)
-//	fmt.Println(a.Render("rv1"))
+//	r, err := a.Render("rv1") // or a.Resources, a.Start, a.Reserved…
 //
 // Time is a parameter: Match books at now or, for AllocateOrElseReserve,
 // reserves at the earliest later time the request fits. Errors tell "not
@@ -22,10 +22,12 @@
 //
 // The rest of a scheduler's life is covered too: Cancel and PartialCancel
 // release resources, Update re-applies an R written earlier (restart
-// recovery), SetStatus and SetRankStatus take nodes down and up, Attach
-// and Remove grow and shrink the graph, Find queries the schedule, Clone
-// makes an independent what-if copy and Snapshot/Restore save and reload
-// the complete state.
+// recovery), SetStatus and SetRankStatus take nodes down and up, Attach,
+// Remove and RemoveRanks grow and shrink the graph, Find queries the
+// schedule, Info and Jobs read the job table, Clone makes an independent
+// what-if copy and Snapshot/Restore save and reload the complete state.
+// WriteJGF exports a graph, and DemoGraph is a small cluster to try things
+// on.
 //
 // A Matcher is safe for concurrent use; see its documentation for which
 // operations run concurrently. The decisions are byte-for-byte those of

@@ -5,7 +5,10 @@ import (
 	"github.com/gofluxion/gofluxion/match"
 )
 
-// Explanation says why a request does (not) fit; see match.Explanation.
+// Explanation says why a request does (not) fit: FitsNow, Satisfiable,
+// one Level per request of the jobspec (needed count, candidates found at
+// the asked time and when everything is free) and Reason, one sentence
+// about the level that falls short. See match.Explanation.
 type Explanation = match.Explanation
 
 // Explain reports, per level of the jobspec, how many candidates were

@@ -39,7 +39,10 @@ var demoGraph []byte
 // memory.
 func DemoGraphML() []byte { return append([]byte(nil), demoGraph...) }
 
-// DemoGraph builds the embedded demo cluster.
+// DemoGraph builds the embedded demo cluster (see DemoGraphML): 363
+// vertices, paths such as /demo0/rack0/node3/socket1/core17, nodes node0
+// to node7 with ranks 0 to 7 (the only vertices with a rank). Each call
+// returns a new graph.
 func DemoGraph() *graph.Graph {
 	g, err := grug.Read(demoGraph)
 	if err != nil {
@@ -49,7 +52,8 @@ func DemoGraph() *graph.Graph {
 }
 
 // ReadGraph builds a resource graph from a document in one of the load
-// formats. allowlist (hwloc only) names the resource types to keep, comma
+// formats ("" is GRUG; jgf_shorthand reads as jgf, rv1exec_force as
+// rv1exec). allowlist (hwloc only) names the resource types to keep, comma
 // separated; empty keeps every supported type.
 func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
 	switch format {
@@ -66,7 +70,9 @@ func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, erro
 }
 
 // ReadGraphFile reads a graph file, choosing the format from its extension:
-// .graphml is GRUG, .json JGF, .xml hwloc.
+// .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors are
+// prefixed with the path and wrap the file system's (errors.Is(err,
+// fs.ErrNotExist)).
 func ReadGraphFile(path string) (*graph.Graph, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -86,7 +92,10 @@ func ReadGraphFile(path string) (*graph.Graph, error) {
 	return g, nil
 }
 
-// NewWriter returns a fresh writer for a match format.
+// NewWriter returns a fresh writer for a match format (one of
+// MatchFormats), for the lower layers that write selections to an
+// emit.Writer, such as match.Matcher. Matcher and Allocation users pass
+// format names instead.
 func NewWriter(format string) (emit.Writer, error) {
 	switch format {
 	case "simple":

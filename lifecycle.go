@@ -119,9 +119,15 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	return a, nil
 }
 
-// PartialCancel releases the part of job id that R lists: the ranks of an
-// RFC 20 R, or the vertices of its JGF scheduling part (or of a bare JGF).
-// It reports whether that released the whole job, which is then Canceled.
+// PartialCancel releases the part of job id that R lists: the vertices of
+// the JGF scheduling part of an RFC 20 R (as written by the rv1 format) or
+// of a bare JGF, or else the ranks of its execution part. It reports
+// whether that released the whole job, which is then Canceled.
+//
+// The rank form releases only vertices that carry one of the ranks. In
+// graphs where only nodes have a rank (GRUG recipes, the demo graph) the
+// resources below a node stay booked: use an R with a scheduling part.
+// Reservations cannot be partially canceled.
 func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	d, err := parseR(R)
 	if err != nil {
@@ -148,7 +154,12 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 }
 
 // Attach grows the graph with a JGF subgraph: vertices whose path and rank
-// exist are reused, the others are added under them.
+// exist are reused, the others are added under them. On error the graph
+// is unchanged.
+//
+// As in Fluxion, attached nodes are not counted as up nodes: a request for
+// more nodes than were up before (nine on the eight-node demo graph) still
+// fails Fluxion's node-count pre-check, although Satisfiable accepts it.
 func (x *Matcher) Attach(jgfDoc []byte) error {
 	doc, err := jgf.Parse(jgfDoc)
 	if err != nil {
@@ -171,7 +182,8 @@ func (x *Matcher) Remove(path string) error {
 }
 
 // RemoveRanks releases what every job holds on the given ranks (an idset
-// such as "3-5,8") and removes their vertices.
+// such as "3-5,8") and removes their vertices, with the subgraphs below
+// them.
 func (x *Matcher) RemoveRanks(ranks string) error {
 	set, err := idset.Parse(ranks)
 	if err != nil {
@@ -182,7 +194,9 @@ func (x *Matcher) RemoveRanks(ranks string) error {
 	return x.m.RemoveRanks(set.Values())
 }
 
-// SetRankStatus marks ranks (an idset, or "all") up or down.
+// SetRankStatus marks ranks (an idset such as "3-5,8", or "all") up or
+// down: for each rank, its vertex with the shortest path (normally its
+// node). Ranks the graph does not have are ignored.
 func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -209,7 +223,8 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 	return nil
 }
 
-// RankStatus reports whether rank r's node is up.
+// RankStatus reports whether rank r's node is up; ErrNotFound when no
+// node vertex has that rank.
 func (x *Matcher) RankStatus(r int64) (up bool, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()

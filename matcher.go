@@ -17,7 +17,9 @@ import (
 var (
 	// ErrBusy: the request fits the graph but not at the requested time.
 	ErrBusy = match.ErrBusy
-	// ErrUnsatisfiable: the request can never be met by this graph.
+	// ErrUnsatisfiable: the request can never be met by this graph. As in
+	// Fluxion, AllocateWithSatisfiability also reports it when the request
+	// needs more nodes than are up at the time (Satisfiable ignores status).
 	ErrUnsatisfiable = match.ErrUnsatisfiable
 	// ErrInvalid: a bad argument (duration, empty request, bad R…).
 	ErrInvalid = match.ErrInvalid
@@ -30,14 +32,24 @@ var (
 // Op is a match operation.
 type Op = match.Op
 
-// The match operations.
+// The match operations (Fluxion's match ops).
 const (
-	Allocate                   = match.Allocate
-	AllocateOrElseReserve      = match.AllocateOrElseReserve
+	// Allocate books at the asked time, or fails with ErrBusy.
+	Allocate = match.Allocate
+	// AllocateOrElseReserve books at the asked time, else reserves at the
+	// earliest later time the request fits (Allocation.Reserved).
+	AllocateOrElseReserve = match.AllocateOrElseReserve
+	// AllocateWithSatisfiability books at the asked time; on failure it
+	// tells ErrBusy (fits later) from ErrUnsatisfiable (never fits).
 	AllocateWithSatisfiability = match.AllocateWithSatisfiability
-	Satisfiability             = match.Satisfiability
-	WithoutAllocating          = match.WithoutAllocating
-	WithoutAllocatingFuture    = match.WithoutAllocatingFuture
+	// Satisfiability books nothing and returns no allocation: only whether
+	// the request could ever fit (see Matcher.Satisfiable).
+	Satisfiability = match.Satisfiability
+	// WithoutAllocating is Allocate without booking: it returns what would
+	// be selected, with JobID 0, and consumes no job id.
+	WithoutAllocating = match.WithoutAllocating
+	// WithoutAllocatingFuture is AllocateOrElseReserve without booking.
+	WithoutAllocatingFuture = match.WithoutAllocatingFuture
 )
 
 // Options configure a Matcher; zero values select Fluxion's defaults.
@@ -63,12 +75,19 @@ type Options struct {
 // JobState is the state of a job in the job table.
 type JobState int
 
+// The job states.
 const (
+	// Allocated: the job holds its resources from the time it asked for.
 	Allocated JobState = iota
+	// Reserved: the job holds its resources from a later time.
 	Reserved
+	// Canceled: Cancel, or a PartialCancel that released everything,
+	// ended the job; it holds nothing and its id may be used again.
 	Canceled
 )
 
+// String returns the state as Fluxion prints it: ALLOCATED, RESERVED or
+// CANCELED.
 func (s JobState) String() string {
 	return [...]string{"ALLOCATED", "RESERVED", "CANCELED"}[s]
 }
@@ -86,12 +105,13 @@ type Job struct {
 // schedule and job table. It is the library's main entry point.
 //
 // A Matcher is safe for concurrent use by multiple goroutines: operations
-// that change the schedule or the graph (Match with an op that books or
-// re-orders, Cancel, PartialCancel, Update, SetStatus, Attach, Remove,
-// Restore) run one at a time, while read-only queries (Satisfiable,
-// Match with Satisfiability, Find, Explain, Info, Jobs, Stat, Status,
-// Snapshot, Clone) run concurrently with each other and wait for a running
-// writer.
+// that change the schedule or the graph (Match and MatchWithID with any op
+// but Satisfiability, Cancel, PartialCancel, Update, SetStatus,
+// SetRankStatus, Attach, Remove, RemoveRanks, RestoreFrom) run one at a
+// time, while read-only queries (ParseJobspec, Satisfiable, Match with
+// Satisfiability, Find, FindAt, Explain, Info, Jobs, Stat, Status,
+// RankStatus, Snapshot, Clone) run concurrently with each other and wait
+// for a running writer.
 type Matcher struct {
 	mu    sync.RWMutex
 	m     *match.Matcher
@@ -103,7 +123,7 @@ type Matcher struct {
 	stats Stats
 }
 
-// Stats summarises a Matcher.
+// Stats summarises a Matcher (see Matcher.Stat).
 type Stats struct {
 	Vertices, Edges int
 	Jobs            int // jobs allocated or reserved now
@@ -173,7 +193,8 @@ func (x *Matcher) Match(op Op, js *jobspec.Jobspec, at int64) (*Allocation, erro
 }
 
 // MatchWithID is Match with a caller-chosen job id (Fluxion's
-// match_with_jobid); the id must not be allocated or reserved already.
+// match_with_jobid); the id must not be allocated or reserved already
+// (ErrExists), but the id of a canceled job may be used again.
 func (x *Matcher) MatchWithID(op Op, js *jobspec.Jobspec, id uint64, at int64) (*Allocation, error) {
 	if op == Satisfiability {
 		return nil, x.satisfiable(js, at)
@@ -285,7 +306,8 @@ func (x *Matcher) jobsLocked() []Job {
 	return out
 }
 
-// Stat summarises the graph and the job table.
+// Stat summarises the graph and the job table. Matched and the match
+// timings cover this Matcher's own matches: Snapshot does not save them.
 func (x *Matcher) Stat() Stats {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -303,13 +325,18 @@ func (x *Matcher) Stat() Stats {
 // Find renders, in the given match format, every vertex that satisfies the
 // criteria expression (for example "status=down or sched-now=allocated",
 // "names=node[0-3] and jobid-alloc=42"), with its ancestors. It returns ""
-// when nothing matches.
+// when nothing matches. Predicates are status, sched-now, sched-future,
+// jobid-alloc, jobid-reserved, jobid-span, jobid-tag, names, property and
+// agfilter, combined with and, or and parentheses strictly left to right
+// (Fluxion's find language). In agfilter mode usage is reported at the
+// current time: use FindAt for reproducible output.
 func (x *Matcher) Find(criteria, format string) (string, error) {
 	return x.FindAt(criteria, format, time.Now().Unix())
 }
 
 // FindAt is Find with the time that agfilter mode reports usage at (the
-// only part of find that depends on time).
+// only part of find that depends on time). As in Fluxion, a filter with
+// nothing in use at now reports its usage at time 0 instead.
 func (x *Matcher) FindAt(criteria, format string, now int64) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
@@ -326,7 +353,8 @@ func (x *Matcher) FindAt(criteria, format string, now int64) (string, error) {
 }
 
 // SetStatus marks the vertices at path up or down. Down vertices (and
-// everything below them) are not allocated.
+// everything below them) are not allocated; the status of the vertices
+// below is left as it is.
 func (x *Matcher) SetStatus(path string, up bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -337,7 +365,9 @@ func (x *Matcher) SetStatus(path string, up bool) error {
 	return x.m.SetStatus(path, st)
 }
 
-// Status reports whether the first vertex at path is up.
+// Status reports whether the first vertex at path is itself marked up. A
+// vertex below a down vertex can read up while nothing in it can be
+// allocated.
 func (x *Matcher) Status(path string) (up bool, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()

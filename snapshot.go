@@ -12,7 +12,8 @@ import (
 	"github.com/gofluxion/gofluxion/match"
 )
 
-// Snapshot format
+// SnapshotVersion is the version of the snapshot format that Snapshot
+// writes and Restore reads.
 //
 // A snapshot is a gzip-compressed JSON document:
 //
@@ -82,7 +83,9 @@ func (x *Matcher) Snapshot(w io.Writer) error {
 	return zw.Close()
 }
 
-// Restore reads a snapshot written by Snapshot and returns a new Matcher.
+// Restore reads a snapshot written by Snapshot and returns a new Matcher
+// with the saved Options. Every error wraps ErrSnapshot. The match
+// statistics of Stat start again from zero.
 func Restore(r io.Reader) (*Matcher, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
@@ -122,8 +125,9 @@ func Restore(r io.Reader) (*Matcher, error) {
 	return x, nil
 }
 
-// RestoreFrom replaces x's state with a snapshot; on any error x is left
-// unchanged.
+// RestoreFrom replaces x's state (graph, schedule, job table and Options)
+// with a snapshot; on any error x is left unchanged. The match statistics
+// of Stat start again from zero.
 func (x *Matcher) RestoreFrom(r io.Reader) error {
 	y, err := Restore(r)
 	if err != nil {

@@ -47,7 +47,7 @@ func ParseConstraint(data []byte) (*Constraint, error) {
 	p := &parser{visits: maxVisits + len(data)}
 	c, err := p.constraint(top, 0)
 	if err != nil {
-		return nil, err
+		return nil, p.located(err)
 	}
 	return c, nil
 }
@@ -57,14 +57,14 @@ func (p *parser) constraint(n *yaml.Node, depth int) (*Constraint, *Error) {
 		return nil, err
 	}
 	if !isMap(n) {
-		return nil, errorf("constraint is not a mapping")
+		return nil, errAt(n, "constraint is not a mapping")
 	}
 	switch size(n) {
 	case 0:
 		return &Constraint{Op: OpAll}, nil
 	case 1:
 	default:
-		return nil, errorf("constraint map may not contain > 1 operation")
+		return nil, errAt(n, "constraint map may not contain > 1 operation")
 	}
 	op, err := asString(resolve(n.Content[0]))
 	if err != nil {
@@ -72,67 +72,67 @@ func (p *parser) constraint(n *yaml.Node, depth int) (*Constraint, *Error) {
 	}
 	val := resolve(n.Content[1])
 	if !isSeq(val) {
-		return nil, errorf("%s operator value must be an array", op)
+		return nil, p.in(errAt(val, "%s operator value must be an array", op), segKey(op))
 	}
 	c := &Constraint{Op: op}
 	switch op {
 	case OpProperties:
-		for _, e := range val.Content {
+		for i, e := range val.Content {
 			if err := p.enter(depth + 1); err != nil {
 				return nil, err
 			}
 			e = resolve(e)
 			if !isQuoted(e) {
-				return nil, errorf("non-string property specified")
+				return nil, p.in(p.in(errAt(e, "non-string property specified"), segIndex(i)), op)
 			}
 			name := strings.TrimPrefix(e.Value, "^")
 			if strings.ContainsAny(name, invalidPropChars) {
-				return nil, errorf("%s is invalid", name)
+				return nil, p.in(p.in(errAt(e, "%s is invalid", name), segIndex(i)), op)
 			}
 			c.Values = append(c.Values, e.Value)
 		}
 	case OpHostlist:
 		c.hosts = &hostlist.Set{}
-		for _, e := range val.Content {
+		for i, e := range val.Content {
 			if err := p.enter(depth + 1); err != nil {
 				return nil, err
 			}
 			s, err := asString(resolve(e))
 			if err != nil {
-				return nil, err
+				return nil, p.in(p.in(err, segIndex(i)), op)
 			}
 			if err := c.hosts.Append(s); err != nil {
-				return nil, errorf("Invalid hostlist `%s'", s)
+				return nil, p.in(p.in(errAt(resolve(e), "Invalid hostlist `%s'", s), segIndex(i)), op)
 			}
 			c.Values = append(c.Values, s)
 		}
 	case OpRanks:
-		for _, e := range val.Content {
+		for i, e := range val.Content {
 			if err := p.enter(depth + 1); err != nil {
 				return nil, err
 			}
 			s, err := asString(resolve(e))
 			if err != nil {
-				return nil, err
+				return nil, p.in(p.in(err, segIndex(i)), op)
 			}
 			ids, perr := idset.Parse(s)
 			if perr != nil {
-				return nil, errorf("Invalid idset `%s'", s)
+				return nil, p.in(p.in(errAt(resolve(e), "Invalid idset `%s'", s), segIndex(i)), op)
 			}
 			c.ranks = c.ranks.Union(ids)
 			c.Values = append(c.Values, s)
 		}
 	case OpAnd, OpOr, OpNot:
 		c.Args = make([]*Constraint, 0, len(val.Content))
-		for _, e := range val.Content {
+		for i, e := range val.Content {
 			sub, err := p.constraint(resolve(e), depth+1)
 			if err != nil {
-				return nil, err
+				return nil, p.in(p.in(err, segIndex(i)), op)
 			}
 			c.Args = append(c.Args, sub)
 		}
 	default:
-		return nil, errorf("unknown constraint operator: %s", op)
+		return nil, p.in(errAt(n.Content[0], "unknown constraint operator: %s", op), segKey(op))
 	}
 	return c, nil
 }

@@ -90,7 +90,7 @@ func badConversion(n *yaml.Node) *Error {
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, max(n.Column, 1)
 	}
-	return &Error{Line: line, Column: col, Msg: "bad conversion"}
+	return &Error{Line: line, Column: col, Msg: "bad conversion", At: posOf(n)}
 }
 
 func isSpace(c byte) bool {

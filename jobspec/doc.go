@@ -12,7 +12,7 @@
 // tasks and attributes. attributes is parsed first (unless null), then
 // resources, then tasks; the first error found is returned as an *Error:
 //
-//   - validation errors carry the spec's message verbatim and no position,
+//   - validation errors read the spec's message verbatim, without a position,
 //     e.g. `"min" must be greater than zero`;
 //   - failed scalar conversions (a non-numeric or negative count, min or
 //     max; a non-integer operand; a non-numeric version or duration; a
@@ -21,6 +21,13 @@
 //     1-based position of the offending scalar;
 //   - YAML syntax errors read `yaml-cpp: error at line L, column 1: REASON`
 //     where REASON is the YAML library's wording (the column is not known).
+//
+// Those messages are Fluxion's, kept byte for byte. Independently of them,
+// every error about a node also says where that node is: Error.Path is its
+// place in the jobspec tree ("resources[0].with[1].count.min") and Error.At
+// its line and column, and Error.Detail combines them for people:
+//
+//	line 9, column 22 (resources[0].with[1].count.min): "min" must be greater than zero
 //
 // Scalars follow yaml-cpp's model, not YAML 1.2 typing: a number may be
 // written quoted ("count: \"4\""), integers accept C-style hex and octal

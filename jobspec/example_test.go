@@ -1,6 +1,7 @@
 package jobspec_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gofluxion/gofluxion/jobspec"
@@ -65,4 +66,29 @@ func ExampleCount_Calc() {
 	// {2,17,*,3} 6 6
 	// {2,100,^,2} 16 16
 	// 20 0 20
+}
+
+func ExampleError_Detail() {
+	_, err := jobspec.Parse([]byte(`version: 1
+resources:
+  - type: node
+    count: 1
+    with:
+      - type: socket
+        count: 1
+      - type: core
+        count: {min: 0}
+attributes: {}
+tasks: []
+`), jobspec.Options{})
+	var e *jobspec.Error
+	if errors.As(err, &e) {
+		fmt.Println(e)          // Fluxion's message
+		fmt.Println(e.Detail()) // with its location
+		fmt.Println(e.Path, e.At.Line, e.At.Column)
+	}
+	// Output:
+	// "min" must be greater than zero
+	// line 9, column 22 (resources[0].with[1].count.min): "min" must be greater than zero
+	// resources[0].with[1].count.min 9 22
 }

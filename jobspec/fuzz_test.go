@@ -2,6 +2,7 @@ package jobspec
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,15 @@ func FuzzParse(f *testing.F) {
 			}
 			if (e.Line > 0) != (e.Column > 0) {
 				t.Fatalf("half a position: %#v", e)
+			}
+			if e.At.Line < 0 || e.At.Column < 0 || (e.At.Line == 0 && e.At.Column != 0) {
+				t.Fatalf("bad location: %#v", e)
+			}
+			if e.Msg == "bad conversion" && e.At != (Position{e.Line, e.Column}) {
+				t.Fatalf("conversion error located at %+v, reported at line %d, column %d", e.At, e.Line, e.Column)
+			}
+			if d := e.Detail(); !strings.HasSuffix(d, e.Msg) || (e.Path != "" && !strings.Contains(d, e.Path)) {
+				t.Fatalf("Detail() = %q for %#v", d, e)
 			}
 			return
 		}
