@@ -92,3 +92,41 @@ tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 		t.Errorf("explain of a fitting request = %+v, %v", e, err)
 	}
 }
+
+func TestExplainAgreesWithMatch(t *testing.T) {
+	for _, pol := range []string{"first", "low", "high", "lonodex"} {
+		x, err := New(DemoGraph(), Options{Policy: pol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// node→slot→core never emits on node→socket→core graphs (spec §8.5):
+		// Explain must not claim it fits.
+		quirk, _ := x.ParseJobspec([]byte(`version: 1
+resources: [{type: node, count: 1, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]}]
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`))
+		e, err := x.Explain(quirk, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, merr := x.Match(Allocate, quirk, 0)
+		if e.FitsNow != (merr == nil) {
+			t.Errorf("%s: Explain says fits=%v, Match says %v", pol, e.FitsNow, merr)
+		}
+		// Counts do not depend on the policy's exploration order.
+		whole, _ := x.ParseJobspec([]byte(`version: 1
+resources: [{type: node, count: 20, exclusive: true, with: [{type: slot, count: 1, label: default, with: [{type: socket, count: 2}]}]}]
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`))
+		e, _ = x.Explain(whole, 0)
+		free := int64(8)
+		if merr == nil { // node-exclusive policies take a whole node for it
+			free--
+		}
+		if l := e.Levels[0]; l.FoundNow != free || l.FoundFree != 8 {
+			t.Errorf("%s: node level %+v, want %d found now and 8 when free", pol, l, free)
+		}
+	}
+}

@@ -26,10 +26,14 @@ const (
 )
 
 // LoadFormats lists the accepted load formats.
-var LoadFormats = []string{FormatGRUG, FormatHwloc, FormatJGF, FormatJGFShorthand, FormatRV1Exec, FormatRV1ExecForce}
+func LoadFormats() []string {
+	return []string{FormatGRUG, FormatHwloc, FormatJGF, FormatJGFShorthand, FormatRV1Exec, FormatRV1ExecForce}
+}
 
 // MatchFormats lists the writers by name (Fluxion's -F / match_format).
-var MatchFormats = []string{"simple", "pretty_simple", "jgf", "jgf_shorthand", "rlite", "rv1", "rv1_nosched", "rv1_shorthand"}
+func MatchFormats() []string {
+	return []string{"simple", "pretty_simple", "jgf", "jgf_shorthand", "rlite", "rv1", "rv1_nosched", "rv1_shorthand"}
+}
 
 //go:embed demo.graphml
 var demoGraph []byte
@@ -66,7 +70,7 @@ func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, erro
 	case FormatHwloc:
 		return hwloc.Read(data, allowlist)
 	}
-	return nil, fmt.Errorf("gofluxion: unknown load format %q (want one of %s)", format, strings.Join(LoadFormats, ", "))
+	return nil, fmt.Errorf("gofluxion: unknown load format %q (want one of %s)", format, strings.Join(LoadFormats(), ", "))
 }
 
 // ReadGraphFile reads a graph file, choosing the format from its extension:
@@ -115,5 +119,5 @@ func NewWriter(format string) (emit.Writer, error) {
 	case "rv1_shorthand":
 		return rv1.NewWriter(rv1.RV1Shorthand), nil
 	}
-	return nil, fmt.Errorf("gofluxion: unknown match format %q (want one of %s)", format, strings.Join(MatchFormats, ", "))
+	return nil, fmt.Errorf("gofluxion: unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
 }

@@ -167,7 +167,11 @@ func (x *Matcher) Attach(jgfDoc []byte) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.m.Attach(doc)
+	if err := x.m.Attach(doc); err != nil {
+		return err
+	}
+	x.m.CountUpNodes()
+	return nil
 }
 
 // Remove removes the subgraph at path (jobs holding resources there keep
@@ -176,8 +180,9 @@ func (x *Matcher) Remove(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.m.RemovePath(path); err != nil {
-		return fmt.Errorf("gofluxion: remove %s: %w", path, err)
+		return fmt.Errorf("gofluxion: remove %s: no such resource path: %w", path, ErrNotFound)
 	}
+	x.m.CountUpNodes()
 	return nil
 }
 
@@ -187,11 +192,15 @@ func (x *Matcher) Remove(path string) error {
 func (x *Matcher) RemoveRanks(ranks string) error {
 	set, err := idset.Parse(ranks)
 	if err != nil {
-		return fmt.Errorf("gofluxion: ranks %q: %v: %w", ranks, err, ErrInvalid)
+		return fmt.Errorf("gofluxion: ranks %q are not an idset like 0-3,7: %w", ranks, ErrInvalid)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.m.RemoveRanks(set.Values())
+	if err := x.m.RemoveRanks(set.Values()); err != nil {
+		return err
+	}
+	x.m.CountUpNodes()
+	return nil
 }
 
 // SetRankStatus marks ranks (an idset such as "3-5,8", or "all") up or

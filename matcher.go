@@ -150,6 +150,7 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gofluxion: %w", err)
 	}
+	m.CountUpNodes()
 	return wrap(m, opts), nil
 }
 
@@ -313,7 +314,7 @@ func (x *Matcher) Stat() Stats {
 	defer x.mu.RUnlock()
 	s := x.stats
 	g := x.m.Graph()
-	s.Vertices, s.Edges = g.NumVertices(), g.LiveEdges()
+	s.Vertices, s.Edges = g.LiveVertices(), g.LiveEdges()
 	for _, j := range x.jobs {
 		if j.State != Canceled {
 			s.Jobs++

@@ -153,6 +153,16 @@ func (g *Graph) NumVertices() int { return len(g.vertices) }
 // NumEdges is the number of edge slots (including removed ones).
 func (g *Graph) NumEdges() int { return len(g.edges) }
 
+// LiveVertices counts vertices that have not been removed (they are still
+// in the type index).
+func (g *Graph) LiveVertices() int {
+	n := 0
+	for _, l := range g.byType {
+		n += len(l)
+	}
+	return n
+}
+
 // LiveEdges counts edges that have not been removed.
 func (g *Graph) LiveEdges() int {
 	n := 0

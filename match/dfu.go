@@ -336,7 +336,7 @@ func (m *Matcher) explore(u graph.VertexID, si int, resources []*req, pristine, 
 	if si != 0 {
 		return m.exploreAux(u, si, resources, excl, dfu)
 	}
-	if m.dynamic {
+	if m.dynamic && !m.static {
 		return m.exploreDynamic(u, resources, pristine, excl, dfu, mult)
 	}
 	sub := m.subs[0]

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jobspec"
 )
 
@@ -138,16 +140,29 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 	c := m.resolve(js)
 	m.setupMatch(c, js, 0, at, d)
 	exp := &Explanation{}
-	run := func(atype allocType, t int64) (map[*req]int64, bool) {
+	// run selects at time t; counting runs visit every candidate (static
+	// order, no early stop) so the counts do not depend on the policy.
+	run := func(atype allocType, t int64, counting bool) (map[*req]int64, bool) {
 		m.explain = &explainRec{best: map[*req]int64{}}
-		defer func() { m.explain = nil }()
+		m.static = counting
+		defer func() { m.explain, m.static = nil, false }()
 		m.cur.atype, m.cur.at = atype, t
 		ok := m.selectAt() == 0
+		if ok && atype == atAlloc && !counting {
+			// A selection that emits nothing still fails (spec §9): probe
+			// the update walk without booking or re-keying anything.
+			m.cur.atype = atNone
+			m.probe = true
+			ok = m.update(discardWriter{}, false) == 0
+			m.probe = false
+		}
 		m.resetColors()
 		return m.explain.best, ok
 	}
-	now, fits := run(atAlloc, at)
-	free, sat := run(atSatisfiability, m.farFuture())
+	_, fits := run(atAlloc, at, false)
+	now, _ := run(atAlloc, at, true)
+	_, sat := run(atSatisfiability, m.farFuture(), false)
+	free, _ := run(atSatisfiability, m.farFuture(), true)
 	exp.FitsNow, exp.Satisfiable = fits, sat
 	var walk func(l []*req, prefix string, depth int)
 	walk = func(l []*req, prefix string, depth int) {
@@ -167,3 +182,12 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 	walk(c.top, "", 0)
 	return exp, nil
 }
+
+// discardWriter drops an emission.
+type discardWriter struct{}
+
+func (discardWriter) Vertex(*graph.Graph, *emit.Vertex)     {}
+func (discardWriter) Edge(*graph.Graph, graph.EdgeID, bool) {}
+func (discardWriter) Times(int64, int64)                    {}
+func (discardWriter) Attr(string, string)                   {}
+func (discardWriter) Render() (string, error)               { return "", nil }

@@ -263,6 +263,8 @@ type scratch struct {
 	work    workspace
 	reqc    reqCache
 	explain *explainRec // non-nil while Explain collects counts
+	static  bool        // Explain: visit every candidate (no dynamic order)
+	probe   bool        // Explain: an update walk that changes nothing
 }
 
 // labelRec is the jobspec label recorded on a vertex in one tick (Fluxion's

@@ -78,3 +78,18 @@ func (m *Matcher) RankStatus(r int64) (st graph.Status, ok bool) {
 	}
 	return 0, false
 }
+
+// CountUpNodes sets the up-node count used by the feasibility pre-check to
+// the number of node vertices that are up. Fluxion instead adds +1 per up
+// and -1 per down node at load (so one node loaded down hides an up one)
+// and never counts attached nodes; resource-query keeps that, while the
+// gofluxion package calls this after loads, attaches and removals.
+func (m *Matcher) CountUpNodes() {
+	n := int64(0)
+	for _, v := range m.g.ByType(graph.TypeNode) {
+		if m.g.V(v).Status == graph.StatusUp {
+			n += m.g.V(v).Size
+		}
+	}
+	m.nodesUp = n
+}

@@ -129,7 +129,7 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 			nc = g.V(h.Other).Size
 		}
 		if k := m.updDFV(up, h.Other, nc, xc, dfu, mod, excl, depth+1); k > 0 {
-			if m.dynamic {
+			if m.dynamic && !m.probe {
 				m.rekeyEdge(u, h)
 			}
 			up.w.Edge(g, h.Edge, excl)

@@ -103,6 +103,9 @@ func New(name string) (Policy, error) {
 			return p, nil
 		}
 	}
+	if !strings.Contains(name, "=") {
+		return nil, fmt.Errorf("%w: unknown policy %q (want one of %s, or a custom string such as \"policy=high node_centric=true\")", ErrInvalid, name, strings.Join(Names(), ", "))
+	}
 	p, err := parseCustom(name)
 	if err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ func main() {
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("jgf-file", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	format := fs.String("format", "rv1", "match format: "+strings.Join(gofluxion.MatchFormats, ", "))
+	format := fs.String("format", "rv1", "match format: "+strings.Join(gofluxion.MatchFormats(), ", "))
 	policy := fs.String("policy", "first", "match policy: first, high, low, hinode, lonode, hinodex, lonodex, firstnodex, locality, variation")
 	opName := fs.String("op", "allocate", "operation: allocate, allocate_orelse_reserve, allocate_with_satisfiability, satisfiability")
 	// Parse flags wherever they are among the two file arguments.

@@ -185,7 +185,7 @@ func (cli *ReapiClient) InitContext(rgraph string, options string) error {
 	}
 	if !knownLoadFormat(opts.LoadFormat) {
 		return fail("resource_query_t: ERROR: can't create reader\n",
-			fmt.Errorf("unknown load_format %q (want one of %s)", opts.LoadFormat, strings.Join(gofluxion.LoadFormats, ", ")))
+			fmt.Errorf("unknown load_format %q (want one of %s)", opts.LoadFormat, strings.Join(gofluxion.LoadFormats(), ", ")))
 	}
 	allowlist := ""
 	if opts.LoadAllowlist != "" {
@@ -244,7 +244,7 @@ func (cli *ReapiClient) InitContext(rgraph string, options string) error {
 }
 
 func knownLoadFormat(f string) bool {
-	for _, x := range gofluxion.LoadFormats {
+	for _, x := range gofluxion.LoadFormats() {
 		if x == f {
 			return true
 		}
