@@ -1,0 +1,21 @@
+// Command kube-scheduler is the stock kube-scheduler with the GoFluxion
+// plugin compiled in: enable it in a KubeSchedulerConfiguration profile
+// (see ../../README.md and ../../deploy/).
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"github.com/gofluxion/gofluxion/examples/kubernetes/plugin"
+)
+
+func main() {
+	cmd := app.NewSchedulerCommand(app.WithPlugin(plugin.Name, plugin.New))
+	os.Exit(cli.Run(cmd))
+}

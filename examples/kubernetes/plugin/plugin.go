@@ -1,0 +1,392 @@
+// Package plugin is GoFluxion, a kube-scheduler plugin that places pods
+// with gofluxion, the pure-Go Fluxion graph matcher: a gang of pods is one
+// jobspec, matched once against a resource graph of the cluster's nodes.
+//
+// Extension points: PreFilter (the gang's match; the pod is pinned to its
+// node with a PreFilterResult), Filter (the pin), PostFilter and Unreserve
+// (cancel the gang, reject waiting siblings), Permit (wait for the whole
+// gang), PreBind (write the pod's job id and R), PostBind, and
+// EnqueueExtensions (retry on node and pod changes).
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// Name is the plugin's name in a KubeSchedulerConfiguration.
+const Name = "GoFluxion"
+
+// Plugin is the GoFluxion scheduler plugin.
+type Plugin struct {
+	h       fwk.Handle
+	args    *Args
+	c       *Cluster
+	pods    corelisters.PodLister
+	synced  []cache.InformerSynced
+	log     klog.Logger
+	timeout time.Duration
+}
+
+var (
+	_ fwk.PreFilterPlugin   = &Plugin{}
+	_ fwk.FilterPlugin      = &Plugin{}
+	_ fwk.PostFilterPlugin  = &Plugin{}
+	_ fwk.ReservePlugin     = &Plugin{}
+	_ fwk.PermitPlugin      = &Plugin{}
+	_ fwk.PreBindPlugin     = &Plugin{}
+	_ fwk.PostBindPlugin    = &Plugin{}
+	_ fwk.EnqueueExtensions = &Plugin{}
+)
+
+// New is the plugin factory (app.WithPlugin(plugin.Name, plugin.New)).
+// It rebuilds the graph from the cluster's Nodes and replays the R of
+// every live pod we placed (listed once, directly), then follows Nodes
+// and Pods through the scheduler's shared informers.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := DecodeArgs(obj)
+	if err != nil {
+		return nil, err
+	}
+	log := klog.FromContext(ctx).WithName(Name)
+	c, err := NewCluster(args, log)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plugin{h: h, args: args, c: c, log: log, timeout: args.permitTimeout()}
+	if cs := h.ClientSet(); cs != nil {
+		start := time.Now()
+		nodes, nerr := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		pods, perr := cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if nerr == nil && perr == nil {
+			var ns []*v1.Node
+			for i := range nodes.Items {
+				ns = append(ns, &nodes.Items[i])
+			}
+			var ps []*v1.Pod
+			for i := range pods.Items {
+				ps = append(ps, &pods.Items[i])
+			}
+			c.Load(ns, ps)
+			st := c.Stats()
+			log.Info("state rebuilt", "nodes", st.Nodes, "up", st.Up, "ourPods", st.OurPods, "podsOfOthers", st.Foreign, "took", time.Since(start))
+		} else {
+			log.Error(fmt.Errorf("nodes: %v, pods: %v", nerr, perr), "start-up listing failed; the informers will fill the state in")
+		}
+	}
+	if inf := h.SharedInformerFactory(); inf != nil {
+		nodeInf := inf.Core().V1().Nodes().Informer()
+		r1, err := nodeInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { p.onNode(o) },
+			UpdateFunc: func(_, o any) { p.onNode(o) },
+			DeleteFunc: func(o any) {
+				if n, ok := unwrap(o).(*v1.Node); ok {
+					c.DeleteNode(n.Name)
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		podInf := inf.Core().V1().Pods().Informer()
+		r2, err := podInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(o any) { p.onPod(o) },
+			UpdateFunc: func(_, o any) { p.onPod(o) },
+			DeleteFunc: func(o any) {
+				if pod, ok := unwrap(o).(*v1.Pod); ok {
+					p.reject(c.DeletePod(pod.UID), "a member of the gang was deleted")
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		p.pods = inf.Core().V1().Pods().Lister()
+		p.synced = []cache.InformerSynced{r1.HasSynced, r2.HasSynced}
+	}
+	return p, nil
+}
+
+func unwrap(o any) any {
+	if d, ok := o.(cache.DeletedFinalStateUnknown); ok {
+		return d.Obj
+	}
+	return o
+}
+
+func (p *Plugin) onNode(o any) {
+	if n, ok := o.(*v1.Node); ok {
+		p.c.SetNode(n)
+	}
+}
+
+func (p *Plugin) onPod(o any) {
+	if pod, ok := o.(*v1.Pod); ok {
+		if terminal(pod) {
+			p.reject(p.c.DeletePod(pod.UID), "a member of the gang finished")
+			return
+		}
+		p.c.SetPod(pod)
+	}
+}
+
+// Name returns the plugin name.
+func (p *Plugin) Name() string { return Name }
+
+// Cluster returns the plugin's state (for tests and benchmarks).
+func (p *Plugin) Cluster() *Cluster { return p.c }
+
+func (p *Plugin) ready() bool {
+	for _, s := range p.synced {
+		if !s() {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Plugin) reject(uids []types.UID, msg string) {
+	for _, uid := range uids {
+		if wp := p.h.GetWaitingPod(uid); wp != nil {
+			wp.Reject(Name, msg)
+		}
+	}
+}
+
+// group returns the gang key of a pod, its group's pods (from the
+// informer cache) and the group's minimum size.
+func (p *Plugin) group(pod *v1.Pod) (string, []*v1.Pod, int) {
+	name, ok := pod.Labels[p.args.GroupLabel]
+	if !ok || name == "" || p.pods == nil {
+		return pod.Namespace + "/" + pod.Name, []*v1.Pod{pod}, 1
+	}
+	members, err := p.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{p.args.GroupLabel: name}))
+	if err != nil {
+		members = nil
+	}
+	minMember := 1
+	for _, src := range []map[string]string{pod.Labels, pod.Annotations} {
+		if v, ok := src[p.args.MinMemberKey]; ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				minMember = n
+			}
+		}
+	}
+	return pod.Namespace + "/" + name, members, minMember
+}
+
+// PreFilter places the pod's gang, once, and pins the pod to its node.
+func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if !p.ready() {
+		return nil, fwk.NewStatus(fwk.Unschedulable, "gofluxion: still loading the cluster state")
+	}
+	p.reject(p.c.Sweep(2*p.timeout+30*time.Second), "the gang timed out")
+	if node, _, ok := p.c.Assignment(pod.UID); ok {
+		return &fwk.PreFilterResult{NodeNames: sets.New(node)}, nil
+	}
+	key, members, minMember := p.group(pod)
+	var pending []*v1.Pod
+	for _, m := range members {
+		if m.UID == pod.UID || m.Spec.NodeName != "" || terminal(m) || m.DeletionTimestamp != nil ||
+			m.Spec.SchedulerName != pod.Spec.SchedulerName || len(m.Spec.SchedulingGates) > 0 {
+			continue
+		}
+		if _, _, placed := p.c.Assignment(m.UID); placed {
+			continue
+		}
+		pending = append(pending, m)
+	}
+	sort.Slice(pending, func(i, j int) bool {
+		a, b := pending[i], pending[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	pending = append([]*v1.Pod{pod}, pending...)
+	bound, inflight := p.c.GroupCounts(members)
+	need := max(minMember-bound-inflight, 1)
+	if len(pending) < need {
+		return nil, fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+			fmt.Sprintf("gofluxion: gang %s: %d of %d pods present, waiting for %d more", key, len(pending)+bound+inflight, minMember, need-len(pending)))
+	}
+	hosts := eligibleHosts(pending, nodes)
+	pl, err := p.c.Place(key, pending, hosts)
+	if err != nil && len(pending) > need {
+		pending = pending[:need]
+		pl, err = p.c.Place(key, pending, hosts)
+	}
+	if err != nil {
+		code := fwk.Error
+		msg := err.Error()
+		if pe, ok := err.(*PlaceError); ok {
+			code = fwk.Unschedulable
+			if pe.Unresolvable {
+				code = fwk.UnschedulableAndUnresolvable
+			}
+			msg = fmt.Sprintf("gofluxion: gang %s (%d pods): %s", key, len(pending), pe.Reason)
+		}
+		return nil, fwk.NewStatus(code, msg)
+	}
+	p.log.V(2).Info("gang placed", "gang", pl.GangID, "pods", len(pending), "match", pl.Took)
+	// the other members may sit in the unschedulable queue or in backoff
+	// (rejected while the gang was incomplete): schedule them now
+	if len(pending) > 1 {
+		others := make(map[string]*v1.Pod, len(pending)-1)
+		for _, m := range pending[1:] {
+			others[m.Namespace+"/"+m.Name] = m
+		}
+		p.h.Activate(p.log, others)
+	}
+	return &fwk.PreFilterResult{NodeNames: sets.New(pl.Nodes[pod.UID])}, nil
+}
+
+// eligibleHosts returns the nodes every pod's required node affinity
+// (nodeSelector and requiredDuringScheduling terms) accepts, or nil when
+// that is all of them.
+func eligibleHosts(pods []*v1.Pod, nodes []fwk.NodeInfo) []string {
+	var reqs []nodeaffinity.RequiredNodeAffinity
+	for _, p := range pods {
+		if len(p.Spec.NodeSelector) > 0 || (p.Spec.Affinity != nil && p.Spec.Affinity.NodeAffinity != nil &&
+			p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil) {
+			reqs = append(reqs, nodeaffinity.GetRequiredNodeAffinity(p))
+		}
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	hosts := []string{}
+	for _, ni := range nodes {
+		n := ni.Node()
+		ok := true
+		for _, r := range reqs {
+			if m, err := r.Match(n); err != nil || !m {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			hosts = append(hosts, n.Name)
+		}
+	}
+	if len(hosts) == len(nodes) {
+		return nil
+	}
+	if len(hosts) == 0 {
+		// a hostlist constraint cannot be empty: name no existing node
+		hosts = []string{"gofluxion-no-eligible-node"}
+	}
+	return hosts
+}
+
+// PreFilterExtensions returns nil: the gang's match does not change when
+// the framework adds or removes pods hypothetically (preemption).
+func (p *Plugin) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// Filter accepts only the node the gang's match chose.
+func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) *fwk.Status {
+	node, gang, ok := p.c.Assignment(pod.UID)
+	if !ok {
+		return fwk.NewStatus(fwk.Unschedulable, "gofluxion: the pod has no placement")
+	}
+	if ni.Node().Name != node {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("gofluxion: gang %s placed the pod on %s", gang, node))
+	}
+	return nil
+}
+
+// PostFilter cancels the allocation of a pod that could not go where its
+// gang's match put it, and with it the gang's (its waiting siblings are
+// rejected). It never makes a pod schedulable.
+func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	p.reject(p.c.Cancel(pod.UID), "a member of the gang could not be placed")
+	return nil, fwk.NewStatus(fwk.Unschedulable)
+}
+
+// Reserve has nothing to do: PreFilter booked the pod's resources.
+func (p *Plugin) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
+
+// Unreserve cancels the allocation (the gang's, before Permit let it go).
+func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	p.reject(p.c.Cancel(pod.UID), "a member of the gang was unreserved")
+}
+
+// Permit holds each member until the whole gang has reached Permit.
+func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) (*fwk.Status, time.Duration) {
+	others, allow, err := p.c.Permit(pod.UID)
+	if err != nil {
+		return fwk.AsStatus(err), 0
+	}
+	if !allow {
+		return fwk.NewStatus(fwk.Wait, "gofluxion: waiting for the rest of the gang"), p.timeout
+	}
+	for _, uid := range others {
+		if wp := p.h.GetWaitingPod(uid); wp != nil {
+			wp.Allow(Name)
+		}
+	}
+	return nil, 0
+}
+
+// PreBindPreFlight says PreBind runs (and may run in parallel with others).
+func (p *Plugin) PreBindPreFlight(context.Context, fwk.CycleState, *v1.Pod, string) (*fwk.PreBindPreFlightResult, *fwk.Status) {
+	return &fwk.PreBindPreFlightResult{AllowParallel: true}, nil
+}
+
+// PreBind writes the pod's job id and R as annotations: the state a
+// restarted scheduler (or a standby replica) rebuilds from.
+func (p *Plugin) PreBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) *fwk.Status {
+	ann, err := p.c.Annotations(pod.UID)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	if _, err := p.h.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fwk.AsStatus(fmt.Errorf("writing the allocation on pod %s/%s: %w", pod.Namespace, pod.Name, err))
+	}
+	return nil
+}
+
+// PostBind records the binding.
+func (p *Plugin) PostBind(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+	p.c.Bound(pod.UID)
+}
+
+// EventsToRegister retries pods we rejected when nodes come or change,
+// when assigned pods go away (deleted or finished) and when a new pod of
+// the same gang appears.
+func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	return []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint | fwk.UpdateNodeCondition}},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}},
+		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.Add}, QueueingHintFn: p.sameGroup},
+	}, nil
+}
+
+func (p *Plugin) sameGroup(_ klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	n, ok := newObj.(*v1.Pod)
+	if !ok {
+		return fwk.Queue, nil
+	}
+	g := pod.Labels[p.args.GroupLabel]
+	if g != "" && n.Namespace == pod.Namespace && n.Labels[p.args.GroupLabel] == g {
+		return fwk.Queue, nil
+	}
+	return fwk.QueueSkip, nil
+}
