@@ -734,7 +734,6 @@ func (m *Matcher) tick() {
 		m.fitScratch()
 	}
 	m.seq++
-	m.labels = m.labels[:0]
 	m.resetColors()
 	m.pre, m.post = 0, 0
 	m.work.erecs = m.work.erecs[:0]

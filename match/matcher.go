@@ -243,7 +243,7 @@ type scratch struct {
 	pol    policy.Policy
 	colors [][]uint32 // [subsystem index][vertex]
 	cbase  uint32
-	labels []labelRec // ephemeral labels set in the current tick
+	labels []labelRec // ephemeral labels, by vertex (allocated on first use)
 
 	stamps []stamp // by edge
 	vroot  []stamp // virtual root in-edges, by SubsystemID
@@ -267,28 +267,26 @@ type scratch struct {
 	probe   bool        // Explain: an update walk that changes nothing
 }
 
-// labelRec is the jobspec label recorded on a vertex in one tick (Fluxion's
-// "ephemeral" data, shown by the JGF writer).
+// labelRec is the jobspec label recorded on a vertex (Fluxion's
+// "ephemeral" data, shown by the JGF writer); it is valid only in the tick
+// whose sequence number it carries.
 type labelRec struct {
-	v     graph.VertexID
+	seq   uint64
 	label string
 }
 
+// setLabel records v's label in the current tick. The per-vertex array is
+// allocated the first time a labelled request matches.
 func (m *Matcher) setLabel(v graph.VertexID, label string) {
-	for i := range m.labels {
-		if m.labels[i].v == v {
-			m.labels[i].label = label
-			return
-		}
+	if len(m.labels) < m.g.NumVertices() {
+		m.labels = append(m.labels, make([]labelRec, m.g.NumVertices()-len(m.labels))...)
 	}
-	m.labels = append(m.labels, labelRec{v, label})
+	m.labels[v] = labelRec{m.seq, label}
 }
 
 func (m *Matcher) label(v graph.VertexID) string {
-	for i := range m.labels {
-		if m.labels[i].v == v {
-			return m.labels[i].label
-		}
+	if int(v) < len(m.labels) && m.labels[v].seq == m.seq {
+		return m.labels[v].label
 	}
 	return ""
 }
