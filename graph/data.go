@@ -83,7 +83,7 @@ func (g *Graph) Export() *Data {
 			vd.Props = append(vd.Props, [2]string{p.Key, p.Value})
 		}
 		for _, p := range v.Paths {
-			vd.Paths = append(vd.Paths, PathData{p.Subsystem, p.Path})
+			vd.Paths = append(vd.Paths, PathData(p))
 		}
 		d.Vertices[i] = vd
 	}
@@ -173,7 +173,7 @@ func Import(d *Data) (*Graph, error) {
 			if p.Subsystem < 0 || int(p.Subsystem) >= ns {
 				return nil, fmt.Errorf("graph: vertex %d: subsystem %d out of range", i, p.Subsystem)
 			}
-			v.Paths = append(v.Paths, Path{p.Subsystem, p.Path})
+			v.Paths = append(v.Paths, Path(p))
 		}
 		g.vertices[i] = v
 	}

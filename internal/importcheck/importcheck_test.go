@@ -4,7 +4,7 @@ package importcheck
 import (
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"os"
 	"strings"
 	"testing"
 )
@@ -17,11 +17,10 @@ var core = []string{"graph", "planner", "match", "policy", "jgf", "rv1", "emit",
 	"internal/introsort", "internal/idset", "internal/hostlist", "internal/jsonw"}
 
 func goCmd() string {
-	g := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := exec.LookPath(g); err == nil {
-		return g
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
 	}
-	return "go"
+	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 }
 
 // imports lists the direct non-test imports of every package in the module.
