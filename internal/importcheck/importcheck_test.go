@@ -2,9 +2,9 @@
 package importcheck
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
-	"os"
 	"strings"
 	"testing"
 )
