@@ -252,7 +252,7 @@ func (x *Matcher) satisfiable(js *jobspec.Jobspec, at int64) error {
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
-	_, err := v.Match(match.Satisfiability, js, 0, at, discard{})
+	_, err := v.Match(match.Satisfiability, js, 0, at, emit.Discard)
 	return err
 }
 
@@ -392,12 +392,3 @@ func (x *Matcher) Clone() *Matcher {
 	c.next, c.stats = x.next, x.stats
 	return c
 }
-
-// discard is a writer that drops a selection.
-type discard struct{}
-
-func (discard) Vertex(*graph.Graph, *emit.Vertex)     {}
-func (discard) Edge(*graph.Graph, graph.EdgeID, bool) {}
-func (discard) Times(int64, int64)                    {}
-func (discard) Attr(string, string)                   {}
-func (discard) Render() (string, error)               { return "", nil }

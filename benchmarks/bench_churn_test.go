@@ -4,19 +4,8 @@ import (
 	"testing"
 
 	"github.com/gofluxion/gofluxion/emit"
-	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/match"
 )
-
-// discard is a writer that drops the selection, so a benchmark measures the
-// matcher without rendering a result.
-type discard struct{}
-
-func (discard) Vertex(*graph.Graph, *emit.Vertex)     {}
-func (discard) Edge(*graph.Graph, graph.EdgeID, bool) {}
-func (discard) Times(int64, int64)                    {}
-func (discard) Attr(string, string)                   {}
-func (discard) Render() (string, error)               { return "", nil }
 
 // BenchmarkMatchChurn measures the steady state of a running scheduler: the
 // cluster is half full and each op cancels the oldest job and allocates a
@@ -42,7 +31,7 @@ func BenchmarkMatchChurn(b *testing.B) {
 					b.Fatal(err)
 				}
 				half := uint64(s.Nodes * s.Cores / 2)
-				var w discard
+				w := emit.Discard
 				// Warm up: fill half the cluster, then churn through the whole
 				// cluster once so every vertex has been booked and released.
 				next := uint64(1)

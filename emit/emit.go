@@ -100,3 +100,15 @@ func (w *Simple) Render() (string, error) {
 	w.buf = w.buf[:0]
 	return s, nil
 }
+
+// Discard is a Writer that drops everything: for probes and benchmarks
+// that need a selection made but not rendered.
+var Discard Writer = discard{}
+
+type discard struct{}
+
+func (discard) Vertex(*graph.Graph, *Vertex)          {}
+func (discard) Edge(*graph.Graph, graph.EdgeID, bool) {}
+func (discard) Times(int64, int64)                    {}
+func (discard) Attr(string, string)                   {}
+func (discard) Render() (string, error)               { return "", nil }

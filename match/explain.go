@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/gofluxion/gofluxion/emit"
-	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jobspec"
 )
 
@@ -153,7 +152,7 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 			// the update walk without booking or re-keying anything.
 			m.cur.atype = atNone
 			m.probe = true
-			ok = m.update(discardWriter{}, false) == 0
+			ok = m.update(emit.Discard, false) == 0
 			m.probe = false
 		}
 		m.resetColors()
@@ -182,12 +181,3 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 	walk(c.top, "", 0)
 	return exp, nil
 }
-
-// discardWriter drops an emission.
-type discardWriter struct{}
-
-func (discardWriter) Vertex(*graph.Graph, *emit.Vertex)     {}
-func (discardWriter) Edge(*graph.Graph, graph.EdgeID, bool) {}
-func (discardWriter) Times(int64, int64)                    {}
-func (discardWriter) Attr(string, string)                   {}
-func (discardWriter) Render() (string, error)               { return "", nil }

@@ -303,6 +303,46 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 	if opts.Traverser == "" {
 		opts.Traverser = "simple"
 	}
+	m, err := newShell(g, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	m.prune = make([]pruneConf, len(m.subs))
+	spec := opts.PruneFilters
+	if strings.TrimSpace(spec) == "" && !opts.NoPruneFilters {
+		spec = DefaultPruneFilters
+	}
+	if strings.TrimSpace(spec) != "" {
+		if err := parsePrune(g, spec, &m.prune[0]); err != nil {
+			return nil, &ConfigError{"prune", err}
+		}
+	}
+	if err := m.checkRoots(); err != nil {
+		return nil, err
+	}
+	m.initState()
+	m.fitScratch()
+	m.prime()
+	return m, nil
+}
+
+// checkRoots fails when a matcher subsystem has no root in the graph
+// (Fluxion: "can't initialize traverser").
+func (m *Matcher) checkRoots() error {
+	for _, s := range m.subs {
+		if m.g.Root(s) == graph.NoVertex {
+			return &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", m.g.SubsystemName(s))}
+		}
+	}
+	return nil
+}
+
+// newShell validates the policy, traverser and subsystem options and makes
+// a matcher with its subsystems and exclusive types set but no schedule
+// state yet (roots are checked later, after the pruning spec, in Fluxion's
+// order). New interns the subsystem names (as Fluxion does for its
+// predefined matchers); Restore only looks them up in the restored table.
+func newShell(g *graph.Graph, opts Options, intern bool) (*Matcher, error) {
 	pol, err := policy.New(opts.Policy)
 	if err != nil {
 		return nil, &ConfigError{"policy", err}
@@ -319,30 +359,20 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 		scratch:  &scratch{pol: pol},
 	}
 	for _, n := range names {
-		m.subs = append(m.subs, g.Subsystem(n))
+		var s graph.SubsystemID
+		if intern {
+			s = g.Subsystem(n)
+		} else if id, ok := g.Subsystems.Lookup(n); ok {
+			s = graph.SubsystemID(id)
+		} else {
+			return nil, &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", n)}
+		}
+		m.subs = append(m.subs, s)
 	}
 	m.dom = m.subs[0]
-	m.prune = make([]pruneConf, len(m.subs))
-	spec := opts.PruneFilters
-	if strings.TrimSpace(spec) == "" && !opts.NoPruneFilters {
-		spec = DefaultPruneFilters
-	}
-	if strings.TrimSpace(spec) != "" {
-		if err := parsePrune(g, spec, &m.prune[0]); err != nil {
-			return nil, &ConfigError{"prune", err}
-		}
-	}
 	for _, t := range pol.ExclusiveTypes() {
 		m.polExcl = append(m.polExcl, g.Type(t))
 	}
-	for _, s := range m.subs {
-		if g.Root(s) == graph.NoVertex {
-			return nil, &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", g.SubsystemName(s))}
-		}
-	}
-	m.initState()
-	m.fitScratch()
-	m.prime()
 	return m, nil
 }
 

@@ -60,6 +60,13 @@ func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error
 		}
 		rcs = append(rcs, rc)
 	}
+	return m.finishPartial(job, rcs)
+}
+
+// finishPartial gives the released amounts back to the ancestors' filters
+// and, if that untagged the root, drops whatever the job still holds
+// anywhere (spec §14.2 steps 3-5). It reports a full cancel.
+func (m *Matcher) finishPartial(job uint64, rcs []rankCounts) (bool, error) {
 	if len(rcs) == 0 {
 		m.msg.WriteString("remove: rank_to_root is empty.\n")
 		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
@@ -204,17 +211,5 @@ func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, er
 		}
 		m.releaseVertex(v, rec, job, &rc.counts)
 	}
-	if len(rcs) == 0 {
-		m.msg.WriteString("remove: rank_to_root is empty.\n")
-		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
-	}
-	m.reduceAncestors(job, rcs)
-	root := m.g.Root(m.dom)
-	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
-		return false, nil
-	}
-	for v := range m.jobs {
-		m.dropSpans(graph.VertexID(v), job)
-	}
-	return true, nil
+	return m.finishPartial(job, rcs)
 }

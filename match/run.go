@@ -151,20 +151,7 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 // setupMatch prepares the per-match context: exclusive types (the
 // policy's plus the jobspec's), times, constraint and queue.
 func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at, d int64) {
-	nt := m.g.Types.Len()
-	if cap(m.cur.excl) < nt {
-		m.cur.excl = make([]bool, nt)
-	}
-	m.cur.excl = m.cur.excl[:nt]
-	clear(m.cur.excl)
-	for _, t := range m.polExcl {
-		m.cur.excl[t] = true
-	}
-	for _, t := range c.excl {
-		if t >= 0 {
-			m.cur.excl[t] = true
-		}
-	}
+	m.resetExcl(c.excl)
 	m.cur.jobid = jobid
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = d
@@ -174,6 +161,25 @@ func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at,
 	m.cur.top = c.top
 	m.cur.orig = c.top
 	m.cur.dfv = c.dfv
+}
+
+// resetExcl sets the exclusive resource types of the current operation:
+// the policy's (node for node-exclusive policies) plus extra.
+func (m *Matcher) resetExcl(extra []graph.TypeID) {
+	nt := m.g.Types.Len()
+	if cap(m.cur.excl) < nt {
+		m.cur.excl = make([]bool, nt)
+	}
+	m.cur.excl = m.cur.excl[:nt]
+	clear(m.cur.excl)
+	for _, t := range m.polExcl {
+		m.cur.excl[t] = true
+	}
+	for _, t := range extra {
+		if t >= 0 {
+			m.cur.excl[t] = true
+		}
+	}
 }
 
 // farFuture is the start time of satisfiability probes: everything is free

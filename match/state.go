@@ -6,7 +6,6 @@ import (
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/planner"
-	"github.com/gofluxion/gofluxion/policy"
 )
 
 // State is a serialisable copy of a Matcher: its options, graph, pruning
@@ -137,27 +136,13 @@ func Restore(st *State) (*Matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("match: restore: %w", err)
 	}
-	opts := st.Options
-	pol, err := policy.New(opts.Policy)
+	m, err := newShell(g, st.Options, false)
 	if err != nil {
-		return nil, &ConfigError{"policy", err}
+		return nil, err
 	}
-	names, ok := SubsystemNames(opts.Subsystems)
-	if !ok {
-		return nil, &ConfigError{"subsystems", fmt.Errorf("unknown matcher name %q", opts.Subsystems)}
+	if err := m.checkRoots(); err != nil {
+		return nil, err
 	}
-	m := &Matcher{
-		schedule: &schedule{g: g, opts: opts, flexible: opts.Traverser == "flexible", dynamic: pol.StopOnFirstMatch()},
-		scratch:  &scratch{pol: pol},
-	}
-	for _, n := range names {
-		s, ok := g.Subsystems.Lookup(n)
-		if !ok || g.Root(graph.SubsystemID(s)) == graph.NoVertex {
-			return nil, &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", n)}
-		}
-		m.subs = append(m.subs, graph.SubsystemID(s))
-	}
-	m.dom = m.subs[0]
 	if len(st.Prune) != len(m.subs) {
 		return nil, fmt.Errorf("match: restore: %d pruning configurations for %d subsystems", len(st.Prune), len(m.subs))
 	}
@@ -183,9 +168,6 @@ func Restore(st *State) (*Matcher, error) {
 			}
 			conf.mark(t)
 		}
-	}
-	for _, t := range pol.ExclusiveTypes() {
-		m.polExcl = append(m.polExcl, g.Type(t))
 	}
 	m.initState()
 	m.fitScratch()

@@ -29,15 +29,7 @@ func (m *Matcher) beginUpdate(jobid uint64, at, duration int64) {
 	m.cur.atype = atAlloc
 	m.cur.cons = nil
 	m.cur.queue = ""
-	nt := m.g.Types.Len()
-	if cap(m.cur.excl) < nt {
-		m.cur.excl = make([]bool, nt)
-	}
-	m.cur.excl = m.cur.excl[:nt]
-	clear(m.cur.excl)
-	for _, t := range m.polExcl {
-		m.cur.excl[t] = true
-	}
+	m.resetExcl(nil)
 }
 
 // bookWhole books v's whole size for the current job, recording it as an
