@@ -360,10 +360,16 @@ func (p *Planner) lookup(id int64) int32 {
 }
 
 // adjust adds delta to the remaining units of every point in [start, last).
+// Units given back saturate at math.MaxInt64: after UpdateTotal's clamp a
+// point can hold more than the total, and a huge total must not overflow.
 func (p *Planner) adjust(start, last, delta int64) (i, j int) {
 	i, j = p.pointIdx(start), p.pointIdx(last)
 	for k := i; k < j; k++ {
-		p.pts[k].rem += delta
+		if delta > 0 {
+			p.pts[k].rem = satAdd(p.pts[k].rem, delta)
+		} else {
+			p.pts[k].rem += delta
+		}
 	}
 	return i, j
 }
