@@ -1,5 +1,11 @@
 package graph
 
+import "errors"
+
+// ErrLimit is wrapped by the errors of readers (grug, hwloc, rv1) that
+// refuse a document for exceeding one of their ReadLimits.
+var ErrLimit = errors.New("limit exceeded")
+
 // Defaults of ReadLimits (and of gofluxion.Limits). They are far above any
 // real machine and far below what exhausts a server's memory: a graph
 // costs about 400 bytes per vertex, and a Matcher about 250 more, so

@@ -59,7 +59,7 @@ func (r *Recipe) checkDepth(limit int) error {
 			continue
 		}
 		if depth++; depth > limit {
-			return readErr(r.rels[ev].line, fmt.Sprintf("the recipe nests deeper than %d levels (the depth limit)", limit))
+			return limitErr(r.rels[ev].line, fmt.Sprintf("the recipe nests deeper than %d levels (the depth limit graph.ReadLimits.MaxDepth)", limit))
 		}
 	}
 	return nil
@@ -157,9 +157,9 @@ func (gn *generator) run() error {
 func (gn *generator) spend(line int, what string, n, b int64) error {
 	switch {
 	case n > gn.vertices:
-		return readErr(line, fmt.Sprintf("%s exceeds the reader's limit of %d vertices (graph.ReadLimits.MaxVertices)", what, gn.maxVertices))
+		return limitErr(line, fmt.Sprintf("%s exceeds the reader's limit of %d vertices (graph.ReadLimits.MaxVertices)", what, gn.maxVertices))
 	case b > gn.pathBytes:
-		return readErr(line, fmt.Sprintf("%s exceeds the reader's limit of %d bytes of paths (graph.ReadLimits.MaxPathBytes)", what, gn.maxPathBytes))
+		return limitErr(line, fmt.Sprintf("%s exceeds the reader's limit of %d bytes of paths (graph.ReadLimits.MaxPathBytes)", what, gn.maxPathBytes))
 	}
 	gn.vertices -= n
 	gn.pathBytes -= b
@@ -383,7 +383,7 @@ func Read(data []byte) (*graph.Graph, error) { return ReadLimited(data, graph.Re
 func ReadLimited(data []byte, l graph.ReadLimits) (*graph.Graph, error) {
 	l = l.WithDefaults()
 	if int64(len(data)) > l.MaxInputBytes {
-		return nil, &Error{Reason: fmt.Sprintf("the document is %d bytes, more than the limit of %d", len(data), l.MaxInputBytes), fluxion: fluxionReadError}
+		return nil, limitErr(0, fmt.Sprintf("the document is %d bytes, more than the limit of %d (graph.ReadLimits.MaxInputBytes)", len(data), l.MaxInputBytes))
 	}
 	r, err := Parse(data)
 	if err != nil {

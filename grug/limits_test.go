@@ -44,6 +44,9 @@ func wantLimitError(t *testing.T, err error, line int, limit string) {
 	if line > 0 && ge.Line != line {
 		t.Errorf("error at line %d, want %d (%v)", ge.Line, line, err)
 	}
+	if !errors.Is(err, graph.ErrLimit) {
+		t.Errorf("error %v does not wrap graph.ErrLimit", err)
+	}
 	if ge.Fluxion() != fluxionReadError {
 		t.Errorf("Fluxion() = %q", ge.Fluxion())
 	}

@@ -44,6 +44,9 @@ func wantError(t *testing.T, g *graph.Graph, err error, line int, text string) {
 	if !errors.As(err, &he) {
 		t.Fatalf("error %T %v, want *Error", err, err)
 	}
+	if !errors.Is(err, graph.ErrLimit) {
+		t.Errorf("error %v does not wrap graph.ErrLimit", err)
+	}
 	if !strings.Contains(he.Reason, text) {
 		t.Errorf("error %q does not say %q", err, text)
 	}

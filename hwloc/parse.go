@@ -186,10 +186,10 @@ func parse(data []byte, l graph.ReadLimits) (*object, error) {
 			switch t.Name.Local {
 			case "object":
 				if objects++; objects > l.MaxVertices {
-					return nil, errAt(line(), "more than "+strconv.Itoa(l.MaxVertices)+" objects (the limit graph.ReadLimits.MaxVertices)")
+					return nil, limitErr(line(), "more than "+strconv.Itoa(l.MaxVertices)+" objects (the limit graph.ReadLimits.MaxVertices)")
 				}
 				if len(stack) > l.MaxDepth { // stack holds the topology and the open objects
-					return nil, errAt(line(), "objects nested more than "+strconv.Itoa(l.MaxDepth)+" deep (the limit graph.ReadLimits.MaxDepth)")
+					return nil, limitErr(line(), "objects nested more than "+strconv.Itoa(l.MaxDepth)+" deep (the limit graph.ReadLimits.MaxDepth)")
 				}
 				o, err := newObject(t, line())
 				if err != nil {

@@ -26,7 +26,7 @@ func Read(data []byte, allowlist string) (*graph.Graph, error) {
 func ReadLimited(data []byte, allowlist string, l graph.ReadLimits) (*graph.Graph, error) {
 	l = l.WithDefaults()
 	if int64(len(data)) > l.MaxInputBytes {
-		return nil, errAt(0, "the document is "+strconv.Itoa(len(data))+" bytes, more than the limit of "+strconv.FormatInt(l.MaxInputBytes, 10)+" (graph.ReadLimits.MaxInputBytes)")
+		return nil, limitErr(0, "the document is "+strconv.Itoa(len(data))+" bytes, more than the limit of "+strconv.FormatInt(l.MaxInputBytes, 10)+" (graph.ReadLimits.MaxInputBytes)")
 	}
 	top, err := parse(data, l)
 	if err != nil {
@@ -186,7 +186,7 @@ func (w *walker) add(parent graph.VertexID, v vtx, line int) (graph.VertexID, er
 	g := w.g
 	pp, _ := g.V(parent).PathIn(graph.Containment)
 	if w.pathBytes -= int64(len(pp) + 1 + len(v.name)); w.pathBytes < 0 {
-		return graph.NoVertex, errAt(line, "the vertex paths exceed the limit of "+strconv.FormatInt(w.maxPathBytes, 10)+" bytes (graph.ReadLimits.MaxPathBytes)")
+		return graph.NoVertex, limitErr(line, "the vertex paths exceed the limit of "+strconv.FormatInt(w.maxPathBytes, 10)+" bytes (graph.ReadLimits.MaxPathBytes)")
 	}
 	t := g.Type(v.typ)
 	rank := int64(-1)

@@ -22,6 +22,9 @@ func wantReadError(t *testing.T, g *graph.Graph, err error, text string) {
 	if !errors.As(err, &e) {
 		t.Fatalf("error %T %v, want *Error", err, err)
 	}
+	if isLimit := strings.Contains(strings.ToLower(text), "limit"); errors.Is(err, graph.ErrLimit) != isLimit {
+		t.Errorf("error %v: errors.Is(err, graph.ErrLimit) is %v", err, !isLimit)
+	}
 	if !strings.Contains(e.Error(), text) {
 		t.Errorf("error %q does not say %q", err, text)
 	}

@@ -58,6 +58,7 @@ type Error struct {
 	Reason string
 
 	fluxion string
+	err     error
 }
 
 // Error returns "rv1exec: reason".
@@ -70,7 +71,15 @@ func (e *Error) Error() string { return "rv1exec: " + e.Reason }
 // other structural errors its text is not known).
 func (e *Error) Fluxion() string { return e.fluxion }
 
+// Unwrap returns graph.ErrLimit for a document that exceeds a
+// graph.ReadLimits limit, and nil otherwise.
+func (e *Error) Unwrap() error { return e.err }
+
 func errorf(reason string) *Error { return &Error{Reason: reason} }
+
+// limitErr is the error for a document that exceeds a graph.ReadLimits
+// limit (errors.Is(err, graph.ErrLimit)).
+func limitErr(reason string) *Error { return &Error{Reason: reason, err: graph.ErrLimit} }
 
 // ReadExec reads an rv1exec document (RFC 20 R; only "version" and
 // "execution" are used) into a new graph: ParseR followed by Graph, under
@@ -85,7 +94,7 @@ func ReadExec(data []byte) (*graph.Graph, error) { return ReadExecLimited(data, 
 func ReadExecLimited(data []byte, l graph.ReadLimits) (*graph.Graph, error) {
 	l = l.WithDefaults()
 	if int64(len(data)) > l.MaxInputBytes {
-		return nil, errorf("the document is " + strconv.Itoa(len(data)) + " bytes, more than the limit of " + strconv.FormatInt(l.MaxInputBytes, 10) + " (graph.ReadLimits.MaxInputBytes)")
+		return nil, limitErr("the document is " + strconv.Itoa(len(data)) + " bytes, more than the limit of " + strconv.FormatInt(l.MaxInputBytes, 10) + " (graph.ReadLimits.MaxInputBytes)")
 	}
 	r, err := parseR(data, l.MaxVertices)
 	if err != nil {
@@ -158,7 +167,7 @@ func parseR(data []byte, maxRanks int) (*R, error) {
 		r.RLite = append(r.RLite, ent)
 	}
 	if n := r.RankSet().Len(); n > int64(maxRanks) {
-		return nil, errorf("R_lite names " + strconv.FormatInt(n, 10) + " ranks (more than the limit of " + strconv.Itoa(maxRanks) + ")")
+		return nil, limitErr("R_lite names " + strconv.FormatInt(n, 10) + " ranks (more than the limit of " + strconv.Itoa(maxRanks) + ")")
 	}
 	nl := exec.get("nodelist")
 	if nl == nil || nl.kind != 'a' {
@@ -258,10 +267,10 @@ func (r *R) hosts(l graph.ReadLimits) ([]string, error) {
 		lists[i] = h
 		// Len and Bytes saturate, so the sums cannot wrap past the limits.
 		if n += min(h.Len(), uint64(l.MaxVertices)+1); n > uint64(l.MaxVertices) {
-			return nil, errorf("nodelist has more than " + strconv.Itoa(l.MaxVertices) + " hosts")
+			return nil, limitErr("nodelist has more than " + strconv.Itoa(l.MaxVertices) + " hosts")
 		}
 		if bytes += min(h.Bytes(), uint64(l.MaxPathBytes)+1); bytes > uint64(l.MaxPathBytes) {
-			return nil, errorf("the host names of the nodelist exceed the limit of " + strconv.FormatInt(l.MaxPathBytes, 10) + " bytes (graph.ReadLimits.MaxPathBytes)")
+			return nil, limitErr("the host names of the nodelist exceed the limit of " + strconv.FormatInt(l.MaxPathBytes, 10) + " bytes (graph.ReadLimits.MaxPathBytes)")
 		}
 	}
 	hosts := make([]string, 0, n)
@@ -358,7 +367,7 @@ func (r *R) GraphLimited(l graph.ReadLimits) (*graph.Graph, error) {
 	maxV := int64(l.MaxVertices)
 	nv := r.vertexCount(maxV)
 	if nv > maxV {
-		return nil, errorf("the R describes more than " + strconv.Itoa(l.MaxVertices) + " vertices (the limit graph.ReadLimits.MaxVertices)")
+		return nil, limitErr("the R describes more than " + strconv.Itoa(l.MaxVertices) + " vertices (the limit graph.ReadLimits.MaxVertices)")
 	}
 	hosts, err := r.hosts(l)
 	if err != nil {
@@ -371,7 +380,7 @@ func (r *R) GraphLimited(l graph.ReadLimits) (*graph.Graph, error) {
 		k++
 	}
 	if r.pathBytes(hostOf, l.MaxPathBytes) > l.MaxPathBytes {
-		return nil, errorf("the vertex paths exceed the limit of " + strconv.FormatInt(l.MaxPathBytes, 10) + " bytes (graph.ReadLimits.MaxPathBytes)")
+		return nil, limitErr("the vertex paths exceed the limit of " + strconv.FormatInt(l.MaxPathBytes, 10) + " bytes (graph.ReadLimits.MaxPathBytes)")
 	}
 	propsOf := map[int64][]string{}
 	for _, p := range r.Properties {
