@@ -67,9 +67,9 @@ func tokenizeCriteria(s string) []string {
 	return toks
 }
 
-// criteriaDepth returns the deepest nesting of parentheses in s (every
-// parenthesis is a token of its own, see tokenizeCriteria).
-func criteriaDepth(s string) int {
+// CriteriaDepth returns the deepest nesting of parentheses in the find
+// criteria s (every parenthesis is a token of its own).
+func CriteriaDepth(s string) int {
 	depth, deepest := 0, 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
@@ -271,7 +271,7 @@ func (m *Matcher) Find(expr string, now int64, w emit.Writer) error {
 	if limit <= 0 {
 		limit = graph.DefaultMaxDepth
 	}
-	if criteriaDepth(expr) > limit {
+	if CriteriaDepth(expr) > limit {
 		return &Error{Op: "find", Errno: EINVAL, Msg: "find: criteria nest parentheses more than " + strconv.Itoa(limit) + " deep.\n"}
 	}
 	c, ok := parseCriteria(expr)

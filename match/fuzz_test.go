@@ -70,7 +70,7 @@ func FuzzFindCriteria(f *testing.F) {
 			switch {
 			case e.Errno == EINVAL:
 				want := "find: invalid criteria: " + expr + ".\n"
-				if criteriaDepth(expr) > graph.DefaultMaxDepth {
+				if CriteriaDepth(expr) > graph.DefaultMaxDepth {
 					want = "find: criteria nest parentheses more than 256 deep.\n"
 				}
 				if e.Msg != want {
