@@ -152,18 +152,18 @@ func (gn *generator) run() error {
 }
 
 // spend takes n vertices (or ASSOCIATE pairs) and b path bytes from what
-// the limits allow. It fails, naming what and where, when that is more
-// than is left.
-func (gn *generator) spend(line int, what string, n, b int64) error {
+// the limits allow. When that is more than is left it returns the limit
+// exceeded, for an error message, and takes nothing.
+func (gn *generator) spend(n, b int64) (exceeded string) {
 	switch {
 	case n > gn.vertices:
-		return limitErr(line, fmt.Sprintf("%s exceeds the reader's limit of %d vertices (graph.ReadLimits.MaxVertices)", what, gn.maxVertices))
+		return fmt.Sprintf("exceeds the reader's limit of %d vertices (graph.ReadLimits.MaxVertices)", gn.maxVertices)
 	case b > gn.pathBytes:
-		return limitErr(line, fmt.Sprintf("%s exceeds the reader's limit of %d bytes of paths (graph.ReadLimits.MaxPathBytes)", what, gn.maxPathBytes))
+		return fmt.Sprintf("exceeds the reader's limit of %d bytes of paths (graph.ReadLimits.MaxPathBytes)", gn.maxPathBytes)
 	}
 	gn.vertices -= n
 	gn.pathBytes -= b
-	return nil
+	return ""
 }
 
 // root returns the root of recipe vertex s's subsystem, creating it from s
@@ -175,8 +175,8 @@ func (gn *generator) root(s int) (graph.VertexID, error) {
 		return v, nil
 	}
 	name := graph.DefaultName(p.basename, 0)
-	if err := gn.spend(p.line, "the root vertex", 1, int64(len(name))+1); err != nil {
-		return graph.NoVertex, err
+	if ex := gn.spend(1, int64(len(name))+1); ex != "" {
+		return graph.NoVertex, limitErr(p.line, "the root vertex "+ex)
 	}
 	v := g.AddVertex(gn.vertex(s, 0, name, []graph.Path{{Subsystem: sub, Path: "/" + name}}))
 	_ = g.SetRoot(sub, v) // cannot fail: the subsystem has no root
@@ -244,8 +244,8 @@ func (gn *generator) multiply(ei int) error {
 			break
 		}
 	}
-	if err := gn.spend(e.line, fmt.Sprintf("generating %d x %d vertices", len(srcs), scale), total, bytes); err != nil {
-		return err
+	if ex := gn.spend(total, bytes); ex != "" {
+		return limitErr(e.line, fmt.Sprintf("generating %d x %d vertices %s", len(srcs), scale, ex))
 	}
 	g.Grow(n)
 	paths := make([]graph.Path, n) // one backing array for all new vertices
@@ -302,8 +302,8 @@ func (gn *generator) associate(ei int, byPath bool) error {
 	esub, asub := gn.eSubs[ei], gn.asSubs[ei]
 	cands := g.ByType(gn.types[e.dst])
 	srcs := gn.gen[e.src]
-	if err := gn.spend(e.line, fmt.Sprintf("associating %d x %d vertices", len(srcs), len(cands)), int64(len(srcs))*int64(len(cands)), 0); err != nil {
-		return err
+	if ex := gn.spend(int64(len(srcs))*int64(len(cands)), 0); ex != "" {
+		return limitErr(e.line, fmt.Sprintf("associating %d x %d vertices %s", len(srcs), len(cands), ex))
 	}
 	var out []graph.VertexID
 	for _, src := range srcs {
@@ -319,8 +319,8 @@ func (gn *generator) associate(ei int, byPath bool) error {
 				}
 			}
 			srcPath, _ := g.V(src).PathIn(esub)
-			if err := gn.spend(e.line, "associating", 0, int64(len(srcPath)+1+len(g.V(t).Name))); err != nil {
-				return err
+			if ex := gn.spend(0, int64(len(srcPath)+1+len(g.V(t).Name))); ex != "" {
+				return limitErr(e.line, "associating "+ex)
 			}
 			g.AddPath(t, esub, srcPath+"/"+g.V(t).Name)
 			if eid, ok := g.FindEdge(src, t); ok {
