@@ -8,7 +8,6 @@ import (
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
-	"github.com/gofluxion/gofluxion/internal/idset"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/rv1"
@@ -161,7 +160,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 // more nodes than were up before (nine on the eight-node demo graph) still
 // fails Fluxion's node-count pre-check, although Satisfiable accepts it.
 func (x *Matcher) Attach(jgfDoc []byte) error {
-	doc, err := jgf.Parse(jgfDoc)
+	doc, err := x.opts.Limits.checkAttach(jgfDoc)
 	if err != nil {
 		return err
 	}
@@ -188,15 +187,19 @@ func (x *Matcher) Remove(path string) error {
 
 // RemoveRanks releases what every job holds on the given ranks (an idset
 // such as "3-5,8") and removes their vertices, with the subgraphs below
-// them.
+// them. A rank the graph does not have is ErrNotFound, found before
+// anything changes (Fluxion removes the ranks before it).
 func (x *Matcher) RemoveRanks(ranks string) error {
-	set, err := idset.Parse(ranks)
-	if err != nil {
-		return fmt.Errorf("gofluxion: ranks %q are not an idset like 0-3,7: %w", ranks, ErrInvalid)
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.m.RemoveRanks(set.Values()); err != nil {
+	sel, err := x.opts.Limits.rankSet(x.m, ranks)
+	if err != nil {
+		return err
+	}
+	if !sel.missing.Empty() {
+		return errMissingRanks(sel.missing) // before anything changes
+	}
+	if err := x.m.RemoveRanks(sel.known); err != nil {
 		return err
 	}
 	x.m.CountUpNodes()
@@ -205,7 +208,8 @@ func (x *Matcher) RemoveRanks(ranks string) error {
 
 // SetRankStatus marks ranks (an idset such as "3-5,8", or "all") up or
 // down: for each rank, its vertex with the shortest path (normally its
-// node). Ranks the graph does not have are ignored.
+// node). Ranks the graph does not have are ignored (the set is never
+// expanded beyond the graph's ranks; Limits.MaxRankSet bounds its size).
 func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -218,11 +222,14 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 			}
 		}
 	} else {
-		set, err := idset.Parse(ranks)
-		if err != nil || set.Empty() {
-			return fmt.Errorf("gofluxion: invalid idset string %q: %w", ranks, ErrInvalid)
+		sel, err := x.opts.Limits.rankSet(x.m, ranks)
+		if err != nil {
+			return err
 		}
-		ids = set.Values()
+		if sel.set.Empty() {
+			return fmt.Errorf("gofluxion: empty rank set %q: %w", ranks, ErrInvalid)
+		}
+		ids = sel.known
 	}
 	st := graph.StatusDown
 	if up {

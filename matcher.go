@@ -70,6 +70,8 @@ type Options struct {
 	Traverser string
 	// Format is the match format of Allocation.String (default "rv1").
 	Format string
+	// Limits bound the inputs of the Matcher's methods (zero: defaults).
+	Limits Limits
 }
 
 // JobState is the state of a job in the job table.
@@ -146,6 +148,7 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 	m, err := match.New(g, match.Options{
 		Policy: opts.Policy, Subsystems: opts.Subsystems, PruneFilters: opts.PruneFilters,
 		NoPruneFilters: opts.NoPruneFilters, Traverser: opts.Traverser,
+		MaxFindDepth: opts.Limits.withDefaults().MaxDepth,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gofluxion: %w", err)
@@ -341,6 +344,9 @@ func (x *Matcher) Find(criteria, format string) (string, error) {
 func (x *Matcher) FindAt(criteria, format string, now int64) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
+		return "", err
+	}
+	if err := x.opts.Limits.checkFind(criteria); err != nil {
 		return "", err
 	}
 	x.mu.RLock()
