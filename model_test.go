@@ -69,9 +69,11 @@ var modelKnown = map[string]string{
 	"update-resources": "NEW, no fix in flight: under the node-exclusive policies Update emits vertices attached under an R's node since it was written, without booking them (TestReproUpdateEmitsUnbooked)",
 	"leak/rank-partial-cancel": "NEW: a rank-form PartialCancel in a graph whose ranks are on nodes only frees the node but not the leaves below it: a node-exclusive match then double-books them, and Cancel leaves them booked (TestReproRankPartialCancel*)",
 	"leak/duplicate-job-id": "NEW: after MatchWithID(2^64-1), Match hands out 2^64-1 again while it is live (the id counter saturates; TestReproAutomaticJobIDReused)",
+	"max-job-id/": "NEW (wt-api's Restore): a Matcher that used job id 2^64-1 cannot be restored (\"job 18446744073709551615 is not below the next job id\"; TestReproAutomaticJobIDReused)",
 	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
 	"nonatomic/partial-cancel": "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
 	"unclassified-error/": "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
+	"readonly-changed/dry-run": "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
 	"expect-class/set-status": "wt-api: SetStatus of an unknown path is ErrNotFound (today ErrInvalid)",
 }
 
@@ -88,11 +90,6 @@ func knownIssue(kind string) (string, bool) {
 	}
 	return "", false
 }
-
-// dryRunsChangeState: Fluxion's WithoutAllocating re-orders dynamic
-// candidates; the root API is to make it a pure dry run (wt-api). Until then
-// the model does not require a dry run to leave the state identical.
-var dryRunsChangeState = true
 
 // --- operations ---
 
@@ -457,7 +454,7 @@ func readOnly(o *mop) bool {
 	case kFind, kExplain, kSave, kClone, kRestore, kFinal:
 		return true
 	case kMatch:
-		return o.Op == Satisfiability || (!dryRunsChangeState && !o.Op.Books())
+		return !o.Op.Books()
 	}
 	return false
 }
@@ -531,7 +528,8 @@ func (r *runner) run(o *mop) {
 			r.aborted = true
 		}
 		if err := r.x.RestoreFrom(bytes.NewReader(pre)); err != nil {
-			r.failf("repair", "RestoreFrom: %v", err)
+			r.failf(r.restoreKind("repair"), "RestoreFrom: %v", err)
+			r.aborted = true
 		}
 		if r.shadow != nil {
 			r.shadow.RestoreFrom(bytes.NewReader(pre))
@@ -560,7 +558,11 @@ func (r *runner) run(o *mop) {
 			}
 		}
 	} else if readOnly(o) && !bytes.Equal(pre, post) {
-		r.failf("readonly-changed/"+o.Kind.String(), "%s changed the state: %s", o.Kind, snapDiff(pre, post))
+		kind := "readonly-changed/" + o.Kind.String()
+		if o.Kind == kMatch && o.Op != Satisfiability {
+			kind = "readonly-changed/dry-run"
+		}
+		r.failf(kind, "%s changed the state: %s", o.Kind, snapDiff(pre, post))
 	}
 	r.digest = post
 	graphChanged := r.check(o, res, pre)
@@ -620,6 +622,9 @@ func (r *runner) restoreKind(kind string) string { return restoreKind(r.md, kind
 func restoreKind(md *model, kind string) string {
 	if md.tainted {
 		return "removed-held/" + kind
+	}
+	if _, ok := md.jobs[math.MaxUint64]; ok {
+		return "max-job-id/" + kind
 	}
 	return kind
 }
