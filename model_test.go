@@ -542,7 +542,7 @@ func (r *runner) run(o *mop) {
 			kind += "/" + o.Tag
 		}
 		if o.Want == wantOK {
-			r.failf(kind, "%s should have succeeded (%s), got %v", o.Kind, o.Note, res.err)
+			r.failf(kind+"/"+errClass(res.err), "%s should have succeeded (%s), got %v", o.Kind, o.Note, res.err)
 		} else if !r.failf(kind, "%s should have failed (%s)", o.Kind, o.Note) {
 			repair()
 			res.err = errRepaired
@@ -1043,7 +1043,7 @@ func (r *runner) checkUpdate(o *mop, res result) {
 	}
 	if err != nil {
 		if predict == "ok" {
-			r.failf("expect/update", "update of an R whose resources are free over [%d,%d) failed: %v", info.start, info.end, err)
+			r.failf("expect/update/"+errClass(err), "update of an R whose resources are free over [%d,%d) failed: %v", info.start, info.end, err)
 		}
 		return
 	}
