@@ -100,8 +100,9 @@ func (m *model) add(parent int, typ, basename string, id, rank, size, uniq int64
 	return v
 }
 
-// kill marks v and its subtree removed.
-func (m *model) kill(v int) {
+// kill marks v and its subtree removed; cleared says which vertices the
+// removal releases from their jobs (RemoveRanks: those of the ranks).
+func (m *model) kill(v int, cleared func(int) bool) {
 	if !m.vs[v].live {
 		return
 	}
@@ -109,7 +110,7 @@ func (m *model) kill(v int) {
 		m.vs[p].kids = slices.DeleteFunc(m.vs[p].kids, func(k int) bool { return k == v })
 	}
 	m.subtree(v, func(u int) {
-		if len(m.book[u]) > 0 {
+		if len(m.book[u]) > 0 && !cleared(u) {
 			m.tainted = true
 		}
 		m.vs[u].live = false
