@@ -819,8 +819,8 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 // and its counts in the ancestors' pruning filters, which later breaks
 // Restore, Cancel and emission (a known issue, see modelKnown).
 func (r *runner) checkTaint() {
-	if r.md.tainted {
-		r.failf("removed-held/remove", "a removal took vertices a job holds without releasing them")
+	if r.md.tainted && !r.failf("removed-held/remove", "a removal took vertices a job holds without releasing them") {
+		r.aborted = true
 	}
 }
 
