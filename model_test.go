@@ -71,6 +71,8 @@ var modelKnown = map[string]string{
 	"leak/duplicate-job-id": "NEW: after MatchWithID(2^64-1), Match hands out 2^64-1 again while it is live (the id counter saturates; TestReproAutomaticJobIDReused)",
 	"max-job-id/": "NEW (wt-api's Restore): a Matcher that used job id 2^64-1 cannot be restored (\"job 18446744073709551615 is not below the next job id\"; TestReproAutomaticJobIDReused)",
 	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
+	"expect/partial-cancel/exclusive-subset/invalid": "NEW, wt-ops surfaces it: a JGF partial cancel of leaves under several sockets, without their node, gives every ancestor of the first leaf the counts of all of them; main ignores the failed filter reduction (the socket's pruning filter keeps the released units), wt-ops refuses the cancel (TestReproPartialCancelAcrossSockets)",
+	"partial-empty": "NEW, minor: a partial cancel that releases every resource a job holds can leave it ALLOCATED, holding only the cluster vertex (TestReproPartialCancelOfEverythingNotFull)",
 	"nonatomic/partial-cancel": "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
 	"unclassified-error/": "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
 	"readonly-changed/dry-run": "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
@@ -1009,7 +1011,7 @@ func (r *runner) checkPartial(o *mop, res result) {
 		md.release(j, func(h mhold) bool { return md.vs[h.v].live && slices.Contains(info.ranks, md.vs[h.v].rank) })
 		j.rankPartial = true
 	}
-	if len(md.leafPaths(j)) == 0 && slices.ContainsFunc(j.holds, func(h mhold) bool { return !md.vs[h.v].live }) == false {
+	if len(md.leafPaths(j)) == 0 && !slices.ContainsFunc(j.holds, func(h mhold) bool { return !md.vs[h.v].live }) {
 		r.failf("partial-empty", "partial cancel released every leaf of job %d but did not cancel it (full=false); it still holds %v", j.id, r.holdPaths(j))
 	}
 }
@@ -1522,11 +1524,13 @@ func (r *runner) genPartial(o *mop, allocated, live, canceled []*mjob) {
 		s := subset()
 		o.R = filterR(j.r, func(p string, x bool) bool { return x && alive(p) && under(s)(p, x) }, nil)
 		o.Note = fmt.Sprintf("the exclusive vertices under %v", s)
+		o.Tag = "exclusive-subset"
 		o.Want = wantOK
 	case c < 9 && len(nodes) > 0:
 		s := subset()
 		o.R = filterR(j.r, func(p string, x bool) bool { return alive(p) && under(s)(p, x) }, nil)
 		o.Note = fmt.Sprintf("everything under %v, shared vertices included", s)
+		o.Tag = "subset"
 		o.Want = wantOK
 	case c < 11:
 		o.R = j.r
@@ -1534,6 +1538,7 @@ func (r *runner) genPartial(o *mop, allocated, live, canceled []*mjob) {
 			o.R = bareJGF(j.r)
 		}
 		o.Note = "the job's whole R"
+		o.Tag = "whole"
 	case c < 14:
 		var ranks []int64
 		var names []string
@@ -1547,9 +1552,11 @@ func (r *runner) genPartial(o *mop, allocated, live, canceled []*mjob) {
 		}
 		o.R = rankR(ranks, names, j.start, j.end)
 		o.Note = "rank form"
+		o.Tag = "ranks"
 	case c < 16:
 		o.R = illFormedR(rng, j.r)
 		o.Note = "ill-formed"
+		o.Tag = "ill-formed"
 		o.Want = wantFail
 	case c < 18 && len(others) > 0:
 		f := others[rng.IntN(len(others))]
@@ -1562,11 +1569,13 @@ func (r *runner) genPartial(o *mop, allocated, live, canceled []*mjob) {
 		}
 		o.R = filterR(j.r, func(p string, x bool) bool { return x && alive(p) }, add)
 		o.Note = fmt.Sprintf("with a vertex of job %d", f.id)
+		o.Tag = "foreign-vertex"
 		o.Want = wantFail
 	default:
 		add := []json.RawMessage{json.RawMessage(`{"id": "9999", "metadata": {"type": "core", "id": 77, "rank": 0, "exclusive": true, "paths": {"containment": "/m0/node77/core77"}}}`)}
 		o.R = filterR(j.r, func(p string, x bool) bool { return x && alive(p) }, add)
 		o.Note = "with a vertex the graph does not have"
+		o.Tag = "unknown-vertex"
 		o.Want = wantFail
 	}
 }
