@@ -1,0 +1,479 @@
+package gofluxion
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+// Minimal reproducers of what TestModel found. Each fails while its bug is
+// there; those whose fix is in flight on another branch skip, naming it.
+
+func reproJobspec(t *testing.T, x *Matcher, resources string, duration int) *jobspec.Jobspec {
+	t.Helper()
+	js, err := x.ParseJobspec([]byte("version: 1\nresources: " + resources + "\nattributes: {system: {duration: " +
+		strconv.Itoa(duration) + "}}\ntasks: [{command: [app], slot: default, count: {per_slot: 1}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+func reproSnapshot(t *testing.T, x *Matcher) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := x.Snapshot(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// jobLeafPaths returns the cores, gpus and memory the schedule books for
+// job id.
+func jobLeafPaths(t *testing.T, x *Matcher, id uint64) []string {
+	t.Helper()
+	out, err := x.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d", id, id), "jgf", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return findPaths(out, true)
+}
+
+// tinyNodes builds cluster m0 → node0..node{n-1} → socket0 → cores, with a
+// rank on the nodes only (as GRUG recipes and the demo graph have).
+func tinyNodes(n, cores int) *graph.Graph {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	for i := range n {
+		nd := b.MustAdd(c, "node", int64(i), graph.WithRank(int64(i)))
+		s := b.MustAdd(nd, "socket", 0)
+		for k := range cores {
+			b.MustAdd(s, "core", int64(k))
+		}
+	}
+	return b.Graph()
+}
+
+// TestReproRankPartialCancelDoubleBooks: in a graph whose ranks are on the
+// nodes only, PartialCancel by rank of a node-exclusive job releases the
+// node vertex but not the cores below it; another node-exclusive request
+// then takes the node with the cores the first job still holds.
+func TestReproRankPartialCancelDoubleBooks(t *testing.T) {
+	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := reproJobspec(t, x, "[{type: node, count: 1, exclusive: true}]", 9)
+	a, err := x.Match(Allocate, node, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := x.PartialCancel(a.JobID, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0-1"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 9}}`))
+	if err != nil || full {
+		t.Fatalf("PartialCancel: full=%v, %v", full, err)
+	}
+	held := jobLeafPaths(t, x, a.JobID)
+	b, err := x.Match(Allocate, node, 0)
+	if err != nil {
+		return // refusing is correct: the cores are still booked
+	}
+	for _, r := range b.Resources {
+		for _, h := range held {
+			if r.Exclusive && (h == r.Path || strings.HasPrefix(h, r.Path+"/")) {
+				t.Errorf("job %d holds %s exclusively while job %d holds %s", b.JobID, r.Path, a.JobID, h)
+			}
+		}
+	}
+}
+
+// TestReproRankPartialCancelThenCancelLeaks: after the same rank-form
+// partial cancel, Cancel succeeds but the cores stay booked.
+func TestReproRankPartialCancelThenCancelLeaks(t *testing.T) {
+	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]", 0), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.PartialCancel(a.JobID, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0-1"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 3153600000}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if held := jobLeafPaths(t, x, a.JobID); len(held) > 0 {
+		t.Errorf("cancelled job %d still books %v (for ever: its duration is the whole window)", a.JobID, held)
+	}
+}
+
+// TestReproRemovedHeldRestore: Remove of a node whose memory a job holds
+// leaves the job's counts in the cluster's pruning filter, above the
+// filter's new total: the Snapshot cannot be restored.
+func TestReproRemovedHeldRestore(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	n0 := b.MustAdd(c, "node", 0, graph.WithRank(0))
+	b.MustAdd(n0, "core", 0)
+	n1 := b.MustAdd(c, "node", 1, graph.WithRank(1))
+	b.MustAdd(n1, "memory", 0, graph.WithSize(6), graph.WithUnit("GB"))
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: memory, count: 6}]}]", 9), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Remove("/m0/node1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(bytes.NewReader(reproSnapshot(t, x))); err != nil {
+		t.Errorf("Restore of a fresh Snapshot: %v", err)
+	}
+}
+
+// TestReproRemovedHeldCancel: Remove of a core a job holds, then Cancel of
+// the job: the job's records on the removed core stay (in the Snapshot),
+// and a restored copy differs from the original.
+func TestReproRemovedHeldCancel(t *testing.T) {
+	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Remove("/m0/node0/socket0/core1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	snap := reproSnapshot(t, x)
+	var doc struct {
+		Matcher struct {
+			Jobs []json.RawMessage `json:"jobs"`
+		} `json:"matcher"`
+	}
+	if err := json.Unmarshal([]byte(normalized(snap)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Matcher.Jobs) > 0 {
+		t.Errorf("after every job is cancelled the schedule still has records: %s", doc.Matcher.Jobs[0])
+	}
+	y, err := Restore(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if s := reproSnapshot(t, y); !bytes.Equal(s, snap) {
+		t.Errorf("a restored copy differs from the original: %s", snapDiff(snap, s))
+	}
+}
+
+// TestReproRemovedHeldEmission: after Remove of a core a job holds, the
+// socket's pruning filter still counts it against a smaller total. On main
+// a request for the socket's two free cores fails; with wt-ops it gets
+// them with an R that lacks the socket (a vertex whose filter span cannot
+// be booked is not emitted), an R that Update then refuses.
+func TestReproRemovedHeldEmission(t *testing.T) {
+	x, err := New(tinyNodes(1, 4), Options{Policy: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]", 9)
+	if _, err := x.Match(Allocate, two, 0); err != nil { // core2, core3
+		t.Fatal(err)
+	}
+	if err := x.Remove("/m0/node0/socket0/core3"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := x.Match(Allocate, two, 0) // core0, core1
+	if err != nil {
+		t.Fatalf("core0 and core1 are free, but a request for two cores fails (socket0's filter counts the removed core3): %v", err)
+	}
+	var paths []string
+	for _, r := range b.Resources {
+		paths = append(paths, r.Path)
+	}
+	if !slices.Contains(paths, "/m0/node0/socket0") {
+		t.Errorf("job %d holds cores of socket0 but its allocation lacks the socket: %v", b.JobID, paths)
+	}
+	R, _ := b.Render("rv1")
+	if err := x.Cancel(b.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Update(b.JobID, []byte(R)); err != nil {
+		t.Errorf("Update from the job's own R, its cores free again: %v", err)
+	}
+}
+
+// TestReproAutomaticJobIDReused: once MatchWithID used 2^64-2, the
+// automatic id reaches 2^64-1 and stays there: Match gives 2^64-1 to a
+// second job while the first holds it (two jobs merged under one id). With
+// wt-api's Restore, such a Matcher's Snapshot cannot be restored either.
+func TestReproAutomaticJobIDReused(t *testing.T) {
+	x, err := New(tinyNodes(2, 2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]", 9)
+	if _, err := x.MatchWithID(Allocate, core, math.MaxUint64-1, 0); err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, core, 0) // gets 2^64-1
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := x.Match(Allocate, core, 0)
+	if err == nil && b.JobID == a.JobID {
+		t.Errorf("Match gave job id %d, which job %d still holds (%v)", b.JobID, a.JobID, jobLeafPaths(t, x, a.JobID))
+	}
+	if _, err := Restore(bytes.NewReader(reproSnapshot(t, x))); err != nil {
+		t.Errorf("Restore: %v", err)
+	}
+}
+
+// TestReproUpdateEmitsUnbooked: under a node-exclusive policy, Update of
+// an R written before a socket was attached under its node lists the new
+// socket's core in the allocation without booking it.
+func TestReproUpdateEmitsUnbooked(t *testing.T) {
+	x, err := New(tinyNodes(1, 1), Options{Policy: "hinodex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"graph": {"nodes": [` +
+		`{"id": "0", "metadata": {"type": "cluster", "basename": "m", "name": "m0", "id": 0, "rank": -1, "paths": {"containment": "/m0"}}}, ` +
+		`{"id": "1", "metadata": {"type": "node", "basename": "node", "name": "node0", "id": 0, "rank": 0, "paths": {"containment": "/m0/node0"}}}, ` +
+		`{"id": "100", "metadata": {"type": "socket", "basename": "socket", "name": "socket9", "id": 9, "rank": -1, "paths": {"containment": "/m0/node0/socket9"}}}, ` +
+		`{"id": "101", "metadata": {"type": "core", "basename": "core", "name": "core9", "id": 9, "rank": -1, "paths": {"containment": "/m0/node0/socket9/core9"}}}], ` +
+		`"edges": [{"source": "0", "target": "1"}, {"source": "1", "target": "100"}, {"source": "100", "target": "101"}]}}`
+	if err := x.Attach([]byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	u, err := x.Update(7, []byte(R))
+	if err != nil {
+		t.Fatal(err)
+	}
+	booked := jobLeafPaths(t, x, 7)
+	for _, r := range u.Resources {
+		if isLeafType(r.Type) && !slices.Contains(booked, r.Path) {
+			t.Errorf("Update's allocation lists %s, which the schedule does not book for job 7 (it books %v)", r.Path, booked)
+		}
+	}
+}
+
+// TestReproUpNodeCountDrifts: with a rack down, RemoveRanks("") succeeds
+// and changes the state: it recounts the up nodes by their own status
+// (2), where SetStatus had counted the nodes below the down rack as down
+// (0). The count feeds the node-count pre-check of every match.
+func TestReproUpNodeCountDrifts(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	r := b.MustAdd(c, "rack", 0)
+	for i := range 2 {
+		n := b.MustAdd(r, "node", int64(i))
+		b.MustAdd(n, "core", 0)
+	}
+	x, err := New(b.Graph(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetStatus("/m0/rack0", false); err != nil {
+		t.Fatal(err)
+	}
+	before := reproSnapshot(t, x)
+	if err := x.RemoveRanks(""); err != nil {
+		return // refusing the empty set is fine
+	}
+	if after := reproSnapshot(t, x); !bytes.Equal(before, after) {
+		t.Errorf("RemoveRanks(\"\") changed the state: %s", snapDiff(before, after))
+	}
+}
+
+// TestReproPartialCancelAcrossSockets: a job holds the four cores of two
+// sockets; a JGF partial cancel listing three of them (on both sockets)
+// gives every ancestor of the first listed core the counts of all three.
+// main ignores the failed reduction of socket0's filter span and never
+// reduces socket1's, which then count released cores as busy (a request
+// for the three free cores fails); wt-ops refuses the cancel.
+func TestReproPartialCancelAcrossSockets(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	n := b.MustAdd(c, "node", 0, graph.WithRank(0))
+	for si := range 2 {
+		s := b.MustAdd(n, "socket", int64(si), graph.WithRank(0))
+		for k := range 2 {
+			b.MustAdd(s, "core", int64(si*2+k), graph.WithRank(0))
+		}
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 2, label: default, with: [{type: core, count: 2}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	cores := filterR([]byte(R), func(p string, excl bool) bool { return excl && strings.Contains(p, "/core") && !strings.HasSuffix(p, "core3") }, nil)
+	full, err := x.PartialCancel(a.JobID, cores)
+	if err != nil {
+		t.Fatalf("PartialCancel of the job's cores: %v", err)
+	}
+	if full {
+		t.Fatalf("PartialCancel of the cores released the whole job")
+	}
+	if _, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 3, label: default, with: [{type: core, count: 1}]}]", 9), 0); err != nil {
+		t.Errorf("core0, core1 and core2 are free again, but a request for three cores fails: %v", err)
+	}
+}
+
+// TestReproPartialCancelOfEverythingNotFull: a partial cancel listing every
+// vertex a job holds below the cluster leaves the job ALLOCATED (full is
+// false), holding nothing but the cluster vertex.
+func TestReproPartialCancelOfEverythingNotFull(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	n := b.MustAdd(c, "node", 0, graph.WithRank(0))
+	for k := range 3 {
+		b.MustAdd(n, "core", int64(k), graph.WithRank(0))
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Update(a.JobID, noSched([]byte(R))); err != nil {
+		t.Fatal(err)
+	}
+	below := filterR([]byte(R), func(p string, _ bool) bool { return p != "/m0" }, nil)
+	full, err := x.PartialCancel(a.JobID, below)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !full {
+		j, _ := x.Info(a.JobID)
+		t.Errorf("PartialCancel released everything below the cluster, full=false, job %d is %v holding %v", a.JobID, j.State, jobLeafPaths(t, x, a.JobID))
+	}
+}
+
+// TestReproRenderRV1WithoutCores: an allocation of memory only renders in
+// rv1 (the default format) as "" with no error, and String is "".
+func TestReproRenderRV1WithoutCores(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	n := b.MustAdd(c, "node", 0, graph.WithRank(0))
+	b.MustAdd(n, "core", 0)
+	b.MustAdd(n, "memory", 0, graph.WithSize(4), graph.WithUnit("GB"))
+	x, err := New(b.Graph(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: memory, count: 2}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := a.Render("rv1"); s == "" && err == nil {
+		t.Errorf("Render(\"rv1\") of job %d (%d resources) is empty without an error", a.JobID, len(a.Resources))
+	}
+}
+
+// --- in flight on other branches ---
+
+// TestReproPartialCancelUnknownVertexAtomic: a partial cancel whose R lists
+// the job's cores and then a vertex the graph lacks fails after releasing
+// the cores (issue 13 item 1's shape).
+func TestReproPartialCancelUnknownVertexAtomic(t *testing.T) {
+	t.Skip("known: wt-ops makes PartialCancel check every listed vertex first (issue 13 item 1)")
+	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	bad := filterR([]byte(R), func(_ string, excl bool) bool { return excl }, []json.RawMessage{json.RawMessage(`{"id": "99", "metadata": {"type": "core", "id": 7, "rank": 0, "exclusive": true, "paths": {"containment": "/m0/node7/core7"}}}`)})
+	before := reproSnapshot(t, x)
+	if _, err := x.PartialCancel(a.JobID, bad); err == nil {
+		t.Fatal("PartialCancel with a vertex the graph lacks succeeded")
+	}
+	if after := reproSnapshot(t, x); !bytes.Equal(before, after) {
+		t.Errorf("the failed PartialCancel changed the state: %s", snapDiff(before, after))
+	}
+}
+
+// TestReproDryRunLeavesStateAlone: WithoutAllocating changes the state
+// (Fluxion re-orders the candidates of dynamic-order policies).
+func TestReproDryRunLeavesStateAlone(t *testing.T) {
+	t.Skip("known: wt-api makes WithoutAllocating* pure dry runs")
+	x, err := New(tinyNodes(2, 2), Options{Policy: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := reproSnapshot(t, x)
+	if _, err := x.Match(WithoutAllocating, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]", 9), 0); err != nil {
+		t.Fatal(err)
+	}
+	if after := reproSnapshot(t, x); !bytes.Equal(before, after) {
+		t.Errorf("WithoutAllocating changed the state: %s", snapDiff(before, after))
+	}
+}
+
+// TestReproErrorsMatchSentinels: errors of SetStatus (unknown path),
+// Update, Attach and PartialCancel from the layers below match no sentinel.
+func TestReproErrorsMatchSentinels(t *testing.T) {
+	t.Skip("known: wt-api wraps every error in *Error with a sentinel Kind")
+	x, err := New(tinyNodes(1, 2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetStatus("/m0/node9", false); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetStatus of an unknown path: %v, want ErrNotFound", err)
+	}
+	if err := x.Attach([]byte(`{"graph": {"nodes": [{"id": "0"}], "edges": []}}`)); errClass(err) == "unclassified" {
+		t.Errorf("Attach of a bad JGF: %v matches no sentinel", err)
+	}
+	if _, err := x.Update(1, []byte(`{"graph": {"nodes": [{"id": "0", "metadata": {"type": "core", "id": 0, "rank": 0, "paths": {"containment": "/m0/nowhere0/core0"}}}], "edges": []}}`)); errClass(err) == "unclassified" {
+		t.Errorf("Update of an R with an unknown vertex: %v matches no sentinel", err)
+	}
+}
+
+// TestReproAttachNegativeSize: Attach accepts a JGF vertex of size -5.
+func TestReproAttachNegativeSize(t *testing.T) {
+	t.Skip("known: wt-jgf (uncommitted work): the strict JGF reader refuses negative sizes (issue 13 item 8)")
+	x, err := New(tinyNodes(1, 1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Attach([]byte(`{"graph": {"nodes": [{"id": "0", "metadata": {"type": "memory", "id": 1, "rank": -1, "size": -5, "paths": {"containment": "/m0/memory1"}}}], "edges": []}}`)); err == nil {
+		t.Error("Attach of a memory vertex of size -5 succeeded")
+	}
+}
