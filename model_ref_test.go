@@ -48,6 +48,7 @@ type mjob struct {
 	jgf        []byte  // … as jgf
 	// rankPartial: a rank-form partial cancel released part of it.
 	rankPartial bool
+	viaUpdate   bool // created by Update
 }
 
 type model struct {

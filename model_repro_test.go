@@ -477,3 +477,72 @@ func TestReproAttachNegativeSize(t *testing.T) {
 		t.Error("Attach of a memory vertex of size -5 succeeded")
 	}
 }
+
+// TestReproRemoveRanksOfReservation: RemoveRanks releases what a reserved
+// job holds on the ranks but gives nothing back to the ancestors' pruning
+// filters (only allocations are counted): the cluster's filter keeps the
+// reservation's four cores against a total of two, and the Snapshot can
+// no longer be restored.
+func TestReproRemoveRanksOfReservation(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	for i := range 2 {
+		n := b.MustAdd(c, "node", int64(i), graph.WithRank(int64(i)))
+		for k := range 2 {
+			b.MustAdd(n, "core", int64(k), graph.WithRank(int64(i)))
+		}
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]", 9), 0); err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(AllocateOrElseReserve, reproJobspec(t, x, "[{type: slot, count: 4, label: default, with: [{type: core, count: 1}]}]", 9), 0)
+	if err != nil || !a.Reserved {
+		t.Fatalf("the four-core job: %v (reserved %v)", err, a != nil && a.Reserved)
+	}
+	if err := x.RemoveRanks("1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Restore(bytes.NewReader(reproSnapshot(t, x))); err != nil {
+		t.Errorf("Restore of a fresh Snapshot: %v", err)
+	}
+}
+
+// TestReproUpdateStaleExclusive: Update of an R that took node0 whole,
+// written before a socket was attached under node0, books node0
+// exclusively although another job holds the new socket's core later in
+// the R's window.
+func TestReproUpdateStaleExclusive(t *testing.T) {
+	x, err := New(tinyNodes(1, 1), Options{Policy: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: node, count: 1, exclusive: true}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"graph": {"nodes": [` +
+		`{"id": "0", "metadata": {"type": "cluster", "basename": "m", "name": "m0", "id": 0, "rank": -1, "paths": {"containment": "/m0"}}}, ` +
+		`{"id": "1", "metadata": {"type": "node", "basename": "node", "name": "node0", "id": 0, "rank": 0, "paths": {"containment": "/m0/node0"}}}, ` +
+		`{"id": "100", "metadata": {"type": "socket", "basename": "socket", "name": "socket9", "id": 9, "rank": -1, "paths": {"containment": "/m0/node0/socket9"}}}, ` +
+		`{"id": "101", "metadata": {"type": "core", "basename": "core", "name": "core9", "id": 9, "rank": -1, "paths": {"containment": "/m0/node0/socket9/core9"}}}], ` +
+		`"edges": [{"source": "0", "target": "1"}, {"source": "1", "target": "100"}, {"source": "100", "target": "101"}]}}`
+	if err := x.Attach([]byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]", 9), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bare JGF form: the whole window [0, end of time).
+	if _, err := x.Update(7, bareJGF([]byte(R))); err == nil {
+		t.Errorf("Update took node0 exclusively while job %d holds %v below it", b.JobID, jobLeafPaths(t, x, b.JobID))
+	}
+}
