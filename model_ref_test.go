@@ -49,6 +49,8 @@ type mjob struct {
 	// rankPartial: a rank-form partial cancel released part of it.
 	rankPartial bool
 	viaUpdate   bool // created by Update
+	// partialJGF: a JGF partial cancel released part of it.
+	partialJGF bool
 }
 
 type model struct {

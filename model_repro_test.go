@@ -349,7 +349,8 @@ func TestReproPartialCancelAcrossSockets(t *testing.T) {
 
 // TestReproPartialCancelOfEverythingNotFull: a partial cancel listing every
 // vertex a job holds below the cluster leaves the job ALLOCATED (full is
-// false), holding nothing but the cluster vertex.
+// false), holding nothing but the cluster vertex.  (In the model test, a
+// later Cancel of such a job then left records on the vertices above.)
 func TestReproPartialCancelOfEverythingNotFull(t *testing.T) {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
@@ -380,6 +381,12 @@ func TestReproPartialCancelOfEverythingNotFull(t *testing.T) {
 	if !full {
 		j, _ := x.Info(a.JobID)
 		t.Errorf("PartialCancel released everything below the cluster, full=false, job %d is %v holding %v", a.JobID, j.State, jobLeafPaths(t, x, a.JobID))
+		if err := x.Cancel(a.JobID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _ := x.FindAt(fmt.Sprintf("jobid-tag=%d or jobid-span=%d or jobid-alloc=%d", a.JobID, a.JobID, a.JobID), "simple", 0); out != "" {
+		t.Errorf("after the cancel, job %d still has records:\n%s", a.JobID, out)
 	}
 }
 
@@ -544,5 +551,47 @@ func TestReproUpdateStaleExclusive(t *testing.T) {
 	// The bare JGF form: the whole window [0, end of time).
 	if _, err := x.Update(7, bareJGF([]byte(R))); err == nil {
 		t.Errorf("Update took node0 exclusively while job %d holds %v below it", b.JobID, jobLeafPaths(t, x, b.JobID))
+	}
+}
+
+// TestReproPartialCancelAcrossSocketsThenCancel: the job of
+// TestReproPartialCancelAcrossSockets, with all four cores listed: the
+// partial cancel releases the job (full=true) but leaves its records
+// (tags, exclusivity spans) on the sockets, the node and the cluster, which
+// then cannot be taken exclusively until the job's window ends.
+func TestReproPartialCancelAcrossSocketsThenCancel(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	n := b.MustAdd(c, "node", 0, graph.WithRank(0))
+	for si := range 2 {
+		s := b.MustAdd(n, "socket", int64(si), graph.WithRank(0))
+		for k := range 2 {
+			b.MustAdd(s, "core", int64(si*2+k), graph.WithRank(0))
+		}
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 2, label: default, with: [{type: core, count: 2}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	cores := filterR([]byte(R), func(p string, excl bool) bool { return excl && strings.Contains(p, "/core") }, nil)
+	full, err := x.PartialCancel(a.JobID, cores)
+	if err != nil {
+		t.Fatalf("PartialCancel of the job's cores: %v", err)
+	}
+	if !full {
+		if err := x.Cancel(a.JobID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _ := x.FindAt(fmt.Sprintf("jobid-tag=%d or jobid-span=%d or jobid-alloc=%d", a.JobID, a.JobID, a.JobID), "simple", 0); out != "" {
+		t.Errorf("job %d is cancelled (partial cancel full=%v, then Cancel) but still has records:\n%s", a.JobID, full, out)
+	}
+	if _, err := x.Match(Allocate, reproJobspec(t, x, "[{type: node, count: 1, exclusive: true}]", 9), 0); err != nil {
+		t.Errorf("nothing is allocated, but the node cannot be taken whole: %v", err)
 	}
 }

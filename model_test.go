@@ -72,8 +72,8 @@ var modelKnown = map[string]string{
 	"leak/duplicate-job-id": "NEW: after MatchWithID(2^64-1), Match hands out 2^64-1 again while it is live (the id counter saturates; TestReproAutomaticJobIDReused)",
 	"max-job-id/": "NEW (wt-api's Restore): a Matcher that used job id 2^64-1 cannot be restored (\"job 18446744073709551615 is not below the next job id\"; TestReproAutomaticJobIDReused)",
 	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
-	"expect/partial-cancel/exclusive-subset/invalid": "NEW, wt-ops surfaces it: a JGF partial cancel of leaves under several sockets, without their node, gives every ancestor of the first leaf the counts of all of them; main ignores the failed filter reduction (the socket's pruning filter keeps the released units), wt-ops refuses the cancel (TestReproPartialCancelAcrossSockets)",
-	"partial-empty": "NEW, minor: a partial cancel that releases every resource a job holds can leave it ALLOCATED, holding only the cluster vertex (TestReproPartialCancelOfEverythingNotFull)",
+	"expect/partial-cancel/exclusive-subset/invalid": "NEW (partial-ancestors), wt-ops surfaces it: wt-ops refuses the partial cancel whose socket filter span cannot be reduced (TestReproPartialCancelAcrossSockets)",
+	"partial-ancestors/": "NEW: a partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones: the filter spans of other sockets are never reduced, this socket's cannot be (main ignores it); a job whose every resource was listed can stay ALLOCATED (full=false), and a released job leaves records on the vertices above (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelOfEverythingNotFull)",
 	"nonatomic/partial-cancel": "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
 	"unclassified-error/": "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
 	"readonly-changed/dry-run": "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
@@ -1066,6 +1066,7 @@ func (r *runner) checkPartial(o *mop, res result) {
 	if res.full {
 		md.release(j, func(mhold) bool { return true })
 		j.state = Canceled
+		j.partialJGF = info.hasJGF
 		return
 	}
 	if info.hasJGF {
@@ -1083,12 +1084,13 @@ func (r *runner) checkPartial(o *mop, res result) {
 			listed[v] = true
 		}
 		md.release(j, func(h mhold) bool { return listed[h.v] })
+		j.partialJGF = true
 	} else {
 		md.release(j, func(h mhold) bool { return md.vs[h.v].live && slices.Contains(info.ranks, md.vs[h.v].rank) })
 		j.rankPartial = true
 	}
 	if len(md.leafPaths(j)) == 0 && !slices.ContainsFunc(j.holds, func(h mhold) bool { return !md.vs[h.v].live }) {
-		r.failf("partial-empty", "partial cancel released every leaf of job %d but did not cancel it (full=false); it still holds %v", j.id, r.holdPaths(j))
+		r.failf("partial-ancestors/empty", "partial cancel released every leaf of job %d but did not cancel it (full=false); it still holds %v", j.id, r.holdPaths(j))
 	}
 }
 
@@ -1154,7 +1156,9 @@ func (r *runner) checkUpdate(o *mop, res result) {
 		if md.conflicts(o.ID, shallow, info.start, info.end) == "" {
 			kind = "update-resources/stale-exclusive"
 		}
-		r.failf(kind, "update succeeded, but the model expected: %s", predict)
+		if !r.failf(kind, "update succeeded, but the model expected: %s", predict) {
+			r.aborted = true // a known issue: the model cannot follow
+		}
 		return
 	}
 	if a.JobID != o.ID || a.Start != info.start || a.End != min(info.end, info.start+graphEnd) {
@@ -1328,7 +1332,11 @@ func (r *runner) final() {
 	for _, id := range slices.Sorted(maps.Keys(r.everJobs)) {
 		out, err := r.x.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d or jobid-span=%d or jobid-tag=%d", id, id, id, id), "simple", 0)
 		if err != nil || out != "" {
-			r.failf("final", "job %d still has records after every job was cancelled (%v):\n%s", id, err, out)
+			kind := r.restoreKind("final")
+			if j := r.md.jobs[id]; j != nil && j.partialJGF {
+				kind = "partial-ancestors/final"
+			}
+			r.failf(kind, "job %d still has records after every job was cancelled (%v):\n%s", id, err, out)
 			return
 		}
 	}
@@ -1652,17 +1660,22 @@ func (r *runner) genPartial(o *mop, allocated, live, canceled []*mjob) {
 		o.Want = wantFail
 	case c < 18 && len(others) > 0:
 		f := others[rng.IntN(len(others))]
-		add := jgfNodes(f.r, func(p string, x bool) bool { return x && alive(p) && isLeafType(md.vs[md.byPath[p]].typ) })
+		mine := map[string]bool{}
+		for _, h := range j.holds {
+			mine[md.vs[h.v].path] = true
+		}
+		add := jgfNodes(f.r, func(p string, x bool) bool { return x && alive(p) && !mine[p] && isLeafType(md.vs[md.byPath[p]].typ) })
 		if len(add) == 0 {
-			add = jgfNodes(f.r, func(p string, x bool) bool { return alive(p) })
+			add = jgfNodes(f.r, func(p string, x bool) bool { return alive(p) && !mine[p] })
 		}
 		if len(add) > 0 {
-			add = add[:1]
+			o.R = filterR(j.r, func(p string, x bool) bool { return x && alive(p) }, add[:1])
+			o.Note = fmt.Sprintf("with a vertex of job %d", f.id)
+			o.Tag = "foreign-vertex"
+			o.Want = wantFail
+			break
 		}
-		o.R = filterR(j.r, func(p string, x bool) bool { return x && alive(p) }, add)
-		o.Note = fmt.Sprintf("with a vertex of job %d", f.id)
-		o.Tag = "foreign-vertex"
-		o.Want = wantFail
+		fallthrough
 	default:
 		add := []json.RawMessage{json.RawMessage(`{"id": "9999", "metadata": {"type": "core", "id": 77, "rank": 0, "exclusive": true, "paths": {"containment": "/m0/node77/core77"}}}`)}
 		o.R = filterR(j.r, func(p string, x bool) bool { return x && alive(p) }, add)
