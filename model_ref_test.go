@@ -62,6 +62,7 @@ type model struct {
 	types  map[string]bool
 	// tainted: a vertex some job held was removed (Remove, RemoveRanks).
 	tainted bool
+	removals bool // something was removed
 }
 
 func newModel() *model {
@@ -70,7 +71,7 @@ func newModel() *model {
 
 // clone deep-copies the model (for rollbacks).
 func (m *model) clone() *model {
-	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types), tainted: m.tainted}
+	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types), tainted: m.tainted, removals: m.removals}
 	c.vs = slices.Clone(m.vs)
 	for i := range c.vs {
 		c.vs[i].kids = slices.Clone(c.vs[i].kids)
@@ -112,6 +113,7 @@ func (m *model) kill(v int, cleared func(int) bool) {
 	if p := m.vs[v].parent; p >= 0 {
 		m.vs[p].kids = slices.DeleteFunc(m.vs[p].kids, func(k int) bool { return k == v })
 	}
+	m.removals = true
 	m.subtree(v, func(u int) {
 		if len(m.book[u]) > 0 && !cleared(u) {
 			m.tainted = true

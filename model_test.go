@@ -72,8 +72,10 @@ var modelKnown = map[string]string{
 	"leak/duplicate-job-id": "NEW: after MatchWithID(2^64-1), Match hands out 2^64-1 again while it is live (the id counter saturates; TestReproAutomaticJobIDReused)",
 	"max-job-id/": "NEW (wt-api's Restore): a Matcher that used job id 2^64-1 cannot be restored (\"job 18446744073709551615 is not below the next job id\"; TestReproAutomaticJobIDReused)",
 	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
+	"expect/partial-cancel/subset/invalid": "wt-ops: a JGF partial cancel may list the vertices the job holds shared (today: \"can't find x_checker span\")",
 	"expect/partial-cancel/exclusive-subset/invalid": "NEW (partial-ancestors), wt-ops surfaces it: wt-ops refuses the partial cancel whose socket filter span cannot be reduced (TestReproPartialCancelAcrossSockets)",
 	"partial-ancestors/": "NEW: a partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones: the filter spans of other sockets are never reduced, this socket's cannot be (main ignores it); a job whose every resource was listed can stay ALLOCATED (full=false), and a released job leaves records on the vertices above (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelOfEverythingNotFull)",
+	"restore-after-removal/": "NEW, minor: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode and Explain answer differently (TestReproRestoreAfterRemoveDiffers)",
 	"nonatomic/partial-cancel": "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
 	"unclassified-error/": "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
 	"readonly-changed/dry-run": "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
@@ -546,7 +548,13 @@ func (r *runner) run(o *mop) {
 	if r.shadow != nil {
 		res2 := r.apply(r.shadow, o)
 		if res.out != res2.out || (res.err == nil) != (res2.err == nil) {
-			r.failf("lockstep/"+r.shadowWhat, "after %s, the copy answered differently:\n  original: %s\n  copy:     %s", r.shadowWhat, res.out, res2.out)
+			kind := "lockstep/" + r.shadowWhat
+			if r.shadowWhat == "Restore" && r.md.removals && (o.Kind == kFind || o.Kind == kExplain) {
+				kind = "restore-after-removal/" + o.Kind.String()
+			}
+			if !r.failf(kind, "after %s, the copy answered differently:\n  original: %s\n  copy:     %s", r.shadowWhat, res.out, res2.out) {
+				r.shadow = nil // a known issue: stop comparing
+			}
 		}
 	}
 	post := digest(r.x)
@@ -1307,6 +1315,23 @@ func (r *runner) checkHoldings(o *mop, graphChanged bool) {
 				kind = "update-resources/emitted"
 			}
 			r.failf(kind, "job %d holds %v according to find, %v according to the model", id, got, want)
+			return
+		}
+	}
+	// A job released (Cancel, a full partial cancel) leaves no record.
+	if j := r.md.jobs[o.ID]; j != nil && j.state == Canceled && (o.Kind == kCancel || o.Kind == kPartial) {
+		out, err := r.x.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d or jobid-span=%d or jobid-tag=%d", j.id, j.id, j.id, j.id), "simple", 0)
+		if err != nil || out != "" {
+			kind := "leftovers"
+			switch {
+			case j.rankPartial:
+				kind = "leak/rank-partial-cancel"
+			case j.partialJGF:
+				kind = "partial-ancestors/leftovers"
+			}
+			if !r.failf(kind, "job %d is released, but it still has records (%v):\n%s", j.id, err, out) {
+				r.aborted = true
+			}
 			return
 		}
 	}
