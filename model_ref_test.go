@@ -62,16 +62,17 @@ type model struct {
 	types  map[string]bool
 	// tainted: a vertex some job held was removed (Remove, RemoveRanks).
 	tainted bool
-	removals bool // something was removed
+	removals bool            // something was removed
+	orphans  map[string]bool // paths RemoveRanks took without their rank
 }
 
 func newModel() *model {
-	return &model{byPath: map[string]int{}, book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: 1, types: map[string]bool{}}
+	return &model{byPath: map[string]int{}, book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: 1, types: map[string]bool{}, orphans: map[string]bool{}}
 }
 
 // clone deep-copies the model (for rollbacks).
 func (m *model) clone() *model {
-	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types), tainted: m.tainted, removals: m.removals}
+	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types), tainted: m.tainted, removals: m.removals, orphans: maps.Clone(m.orphans)}
 	c.vs = slices.Clone(m.vs)
 	for i := range c.vs {
 		c.vs[i].kids = slices.Clone(c.vs[i].kids)

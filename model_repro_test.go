@@ -625,3 +625,77 @@ func TestReproRestoreAfterRemoveDiffers(t *testing.T) {
 		t.Errorf("find agfilter=true on the original:\n%s\non the restored copy:\n%s", a, b2)
 	}
 }
+
+// TestReproPartialCancelThenCancelLeaks: a job holds memory on two nodes;
+// a JGF partial cancel of node1's memory, then Cancel: node0's memory stays
+// booked for the cancelled job.
+func TestReproPartialCancelThenCancelLeaks(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	r := b.MustAdd(c, "rack", 0)
+	for i := range 2 {
+		n := b.MustAdd(r, "node", int64(i), graph.WithRank(int64(i)))
+		s := b.MustAdd(n, "socket", 0, graph.WithRank(int64(i)))
+		b.MustAdd(s, "core", 0, graph.WithRank(int64(i)))
+		b.MustAdd(s, "memory", 0, graph.WithRank(int64(i)), graph.WithSize(4), graph.WithUnit("GB"))
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 2, label: default, with: [{type: memory, count: 1}]}]", 0), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R := bareJGF(ReproR(t, a))
+	full, err := x.PartialCancel(a.JobID, filterR(R, func(p string, excl bool) bool { return excl && strings.HasPrefix(p, "/m0/rack0/node1/") }, nil))
+	if err != nil || full {
+		t.Fatalf("PartialCancel of node1's memory: full=%v, %v", full, err)
+	}
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if held := jobLeafPaths(t, x, a.JobID); len(held) > 0 {
+		t.Errorf("cancelled job %d still books %v (for ever: its duration is the whole window)", a.JobID, held)
+	}
+}
+
+// ReproR renders a's R as the jgf writer does, wrapped as an rv1 R.
+func ReproR(t *testing.T, a *Allocation) []byte {
+	t.Helper()
+	g, err := a.Render("jgf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(`{"version": 1, "execution": {"R_lite": [], "nodelist": [], "starttime": 0, "expiration": 1}, "scheduling": ` + g + `}`)
+}
+
+// TestReproRemoveRanksKeepsOrphans: in a graph whose ranks are on the nodes
+// only, RemoveRanks leaves the vertices below the node findable by path:
+// attaching the node again brings them back with their old state (here a
+// core that was down).
+func TestReproRemoveRanksKeepsOrphans(t *testing.T) {
+	x, err := New(tinyNodes(2, 2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.SetStatus("/m0/node1/socket0/core1", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.RemoveRanks("1"); err != nil {
+		t.Fatal(err)
+	}
+	doc := `{"graph": {"nodes": [` +
+		`{"id": "0", "metadata": {"type": "cluster", "basename": "m", "name": "m0", "id": 0, "rank": -1, "paths": {"containment": "/m0"}}}, ` +
+		`{"id": "100", "metadata": {"type": "node", "basename": "node", "name": "node1", "id": 1, "rank": 1, "paths": {"containment": "/m0/node1"}}}, ` +
+		`{"id": "101", "metadata": {"type": "socket", "basename": "socket", "name": "socket0", "id": 0, "rank": -1, "paths": {"containment": "/m0/node1/socket0"}}}, ` +
+		`{"id": "102", "metadata": {"type": "core", "basename": "core", "name": "core0", "id": 0, "rank": -1, "paths": {"containment": "/m0/node1/socket0/core0"}}}, ` +
+		`{"id": "103", "metadata": {"type": "core", "basename": "core", "name": "core1", "id": 1, "rank": -1, "paths": {"containment": "/m0/node1/socket0/core1"}}}], ` +
+		`"edges": [{"source": "0", "target": "100"}, {"source": "100", "target": "101"}, {"source": "101", "target": "102"}, {"source": "101", "target": "103"}]}}`
+	if err := x.Attach([]byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := x.FindAt("status=down", "simple", 0); out != "" {
+		t.Errorf("the node attached again has down vertices:\n%s", out)
+	}
+}
