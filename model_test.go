@@ -707,7 +707,7 @@ func (r *runner) jobKind(j *mjob, kind string) string {
 		return "leak/rank-partial-cancel"
 	case j.partialJGF:
 		return "partial-ancestors/" + kind
-	case j.viaUpdate && strings.HasSuffix(r.policy, "nodex") && kind == "holdings":
+	case j.viaUpdate && strings.HasSuffix(r.policy, "nodex") && (kind == "holdings" || kind == "expect/partial-cancel"):
 		return "update-resources/emitted"
 	}
 	return kind
@@ -1123,7 +1123,7 @@ func (r *runner) checkPartial(o *mop, res result) {
 				return
 			}
 			if !slices.ContainsFunc(j.holds, func(h mhold) bool { return h.v == v }) {
-				r.failf("expect/partial-cancel", "partial cancel listing %s, which job %d does not hold, succeeded", n.path, j.id)
+				r.failf(r.jobKind(j, "expect/partial-cancel"), "partial cancel listing %s, which job %d does not hold, succeeded", n.path, j.id)
 				return
 			}
 			listed[v] = true
