@@ -50,7 +50,8 @@ type mjob struct {
 	rankPartial bool
 	viaUpdate   bool // created by Update
 	// partialJGF: a JGF partial cancel released part of it.
-	partialJGF bool
+	partialJGF  bool
+	rankRemoved bool // RemoveRanks took some of it
 }
 
 type model struct {

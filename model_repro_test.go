@@ -699,3 +699,36 @@ func TestReproRemoveRanksKeepsOrphans(t *testing.T) {
 		t.Errorf("the node attached again has down vertices:\n%s", out)
 	}
 }
+
+// TestReproRemoveRanksThenCancelLeaks: a job holds memory on two nodes of
+// a rack; RemoveRanks of node1's rank, then Cancel: node0's memory stays
+// booked for the cancelled job (the release untagged the rack, and Cancel
+// no longer reaches node0).
+func TestReproRemoveRanksThenCancelLeaks(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	r := b.MustAdd(c, "rack", 0)
+	for i := range 3 {
+		n := b.MustAdd(r, "node", int64(i), graph.WithRank(int64(i)))
+		s := b.MustAdd(n, "socket", 0, graph.WithRank(int64(i)))
+		b.MustAdd(s, "core", 0, graph.WithRank(int64(i)))
+		b.MustAdd(s, "memory", 0, graph.WithRank(int64(i)), graph.WithSize(4), graph.WithUnit("GB"))
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 2, label: default, with: [{type: memory, count: 1}]}]", 0), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.RemoveRanks("1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if held := jobLeafPaths(t, x, a.JobID); len(held) > 0 {
+		t.Errorf("cancelled job %d still books %v (for ever: its duration is the whole window)", a.JobID, held)
+	}
+}

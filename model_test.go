@@ -76,6 +76,7 @@ var modelKnown = map[string]string{
 	"expect/partial-cancel/exclusive-subset/invalid": "NEW (partial-ancestors), wt-ops surfaces it: wt-ops refuses the partial cancel whose socket filter span cannot be reduced (TestReproPartialCancelAcrossSockets)",
 	"partial-ancestors/": "NEW: a JGF partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones: the filter spans of other sockets are never reduced, this socket's cannot be (main ignores it); a job whose every resource was listed can stay ALLOCATED (full=false), a released job leaves records on the vertices above, and a later Cancel can leave resources booked (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelOfEverythingNotFull, TestReproPartialCancelThenCancelLeaks)",
 	"restore-after-removal/": "NEW, minor: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode and Explain answer differently (TestReproRestoreAfterRemoveDiffers)",
+	"remove-ranks-ancestors/": "NEW: RemoveRanks, like a partial cancel, can untag an ancestor (a rack) of a job that still holds resources below it on other ranks; the job's Cancel then leaves those booked (TestReproRemoveRanksThenCancelLeaks)",
 	"remove-ranks-orphans/": "NEW: RemoveRanks leaves the vertices below a rank's vertex that lack the rank findable by path; attaching the node again brings them back with their old status (and job records) (TestReproRemoveRanksKeepsOrphans)",
 	"nonatomic/partial-cancel": "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
 	"unclassified-error/": "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
@@ -707,6 +708,8 @@ func (r *runner) jobKind(j *mjob, kind string) string {
 		return "leak/rank-partial-cancel"
 	case j.partialJGF:
 		return "partial-ancestors/" + kind
+	case j.rankRemoved:
+		return "remove-ranks-ancestors/" + kind
 	case j.viaUpdate && strings.HasSuffix(r.policy, "nodex") && (kind == "holdings" || kind == "expect/partial-cancel"):
 		return "update-resources/emitted"
 	}
@@ -849,6 +852,9 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 		if err == nil {
 			for _, j := range md.live() {
 				for _, h := range j.holds {
+					if v := &md.vs[h.v]; v.live && slices.Contains(ranks, v.rank) {
+						j.rankRemoved = true
+					}
 					if v := &md.vs[h.v]; j.state == Reserved && v.live && slices.Contains(ranks, v.rank) && !r.failf("removed-reserved/remove-ranks",
 						"RemoveRanks took %s, which reserved job %d holds", v.path, j.id) {
 						r.aborted = true
