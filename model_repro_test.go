@@ -732,3 +732,33 @@ func TestReproRemoveRanksThenCancelLeaks(t *testing.T) {
 		t.Errorf("cancelled job %d still books %v (for ever: its duration is the whole window)", a.JobID, held)
 	}
 }
+
+// TestReproUpdateRV1ExecNodeExclusive: Update from an execution-only R
+// listing gpu1 of node0 gives an allocation that holds node0 exclusively,
+// while another job holds gpu0 on node0.
+func TestReproUpdateRV1ExecNodeExclusive(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	n := b.MustAdd(c, "node", 0, graph.WithRank(0))
+	b.MustAdd(n, "core", 0, graph.WithRank(0))
+	for k := range 2 {
+		b.MustAdd(n, "gpu", int64(k), graph.WithRank(0))
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: gpu, count: 1}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := x.Update(5, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"gpu": "1"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 9}}`))
+	if err != nil {
+		return
+	}
+	for _, r := range u.Resources {
+		if r.Type == "node" && r.Exclusive {
+			t.Errorf("job %d holds %s exclusively while job %d holds %v", u.JobID, r.Path, a.JobID, jobLeafPaths(t, x, a.JobID))
+		}
+	}
+}
