@@ -576,6 +576,7 @@ func illFormedR(r *rand.Rand, good []byte) []byte {
 	case 6:
 		return []byte(`{"graph": {"nodes": [{"id": "0", "metadata": {"type": "core", "id": 0, "rank": 0, "paths": {"containment": "/m0/nowhere0/core0"}}}], "edges": []}}`)
 	}
+	good = bytes.TrimSpace(good)
 	if len(good) < 2 {
 		return []byte("[]")
 	}
