@@ -224,12 +224,16 @@ func genJobspec(r *rand.Rand, types map[string]bool) string {
 			levels = append(levels, t)
 		}
 	}
+	// Counts are mostly small (the graphs are), now and then a min/max
+	// range or more than any graph has.
 	cnt := func(lo, hi int) string {
-		switch k := r.IntN(40); {
+		switch k := r.IntN(80); {
 		case k == 0:
 			return "64"
-		case k < 5:
+		case k < 8:
 			return fmt.Sprintf("{min: %d, max: %d, operator: \"+\", operand: 1}", lo, lo+1+r.IntN(hi))
+		case k < 50:
+			return strconv.Itoa(lo)
 		}
 		return strconv.Itoa(lo + r.IntN(hi-lo+1))
 	}
@@ -266,12 +270,15 @@ func genJobspec(r *rand.Rand, types map[string]bool) string {
 		leaves = append(leaves, fmt.Sprintf("{type: gpu, count: %s%s}", cnt(1, 2), excl(r, 10)))
 	}
 	if types["memory"] && (r.IntN(3) == 0 || len(leaves) == 0) {
-		leaves = append(leaves, fmt.Sprintf("{type: memory, count: %s%s}", cnt(1, 6), excl(r, 10)))
+		leaves = append(leaves, fmt.Sprintf("{type: memory, count: %s%s}", cnt(1, 4), excl(r, 10)))
 	}
 	inner := "[" + strings.Join(leaves, ", ") + "]"
 	slot := -1
 	if r.IntN(4) != 0 {
 		slot = r.IntN(len(chain) + 1) // the slot sits below chain[slot-1]
+		if slot == 0 && len(chain) > 0 && (chain[0] == "cluster" || chain[0] == "rack") {
+			slot = 1 // a slot above the cluster or a rack never fits
+		}
 	}
 	if slot == len(chain) {
 		inner = fmt.Sprintf("[{type: slot, count: %s, label: default, with: %s}]", cnt(1, 2), inner)
@@ -299,7 +306,7 @@ func excl(r *rand.Rand, n int) string {
 }
 
 func jobspecYAML(resources string, r *rand.Rand) string {
-	d := 1 + r.IntN(60)
+	d := 1 + r.IntN(30)
 	if r.IntN(50) == 0 {
 		d = 0 // until the end of the graph's window
 	}

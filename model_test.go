@@ -1439,7 +1439,7 @@ func (r *runner) final() {
 // gen draws the next operation from the model's state.
 func (r *runner) gen() *mop {
 	rng, md := r.rng, r.md
-	if rng.IntN(10) < 3 {
+	if rng.IntN(10) < 4 {
 		r.now += int64(1 + rng.IntN(10))
 	}
 	o := &mop{At: r.now, Conc: rng.IntN(25) == 0}
