@@ -62,7 +62,7 @@ type model struct {
 	next   uint64 // the id Match gives next
 	types  map[string]bool
 	// tainted: a vertex some job held was removed (Remove, RemoveRanks).
-	tainted bool
+	tainted  bool
 	removals bool            // something was removed
 	orphans  map[string]bool // paths RemoveRanks took without their rank
 }

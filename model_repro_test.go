@@ -334,7 +334,9 @@ func TestReproPartialCancelAcrossSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	R, _ := a.Render("rv1")
-	cores := filterR([]byte(R), func(p string, excl bool) bool { return excl && strings.Contains(p, "/core") && !strings.HasSuffix(p, "core3") }, nil)
+	cores := filterR([]byte(R), func(p string, excl bool) bool {
+		return excl && strings.Contains(p, "/core") && !strings.HasSuffix(p, "core3")
+	}, nil)
 	full, err := x.PartialCancel(a.JobID, cores)
 	if err != nil {
 		t.Fatalf("PartialCancel of the job's cores: %v", err)

@@ -31,7 +31,7 @@ import (
 //   - no leaf is booked beyond its size, and nothing is booked at or below
 //     a vertex another job holds exclusively, at any time;
 //   - a failed operation (and a read-only one) leaves the state identical
-//     (the Snapshot bytes);
+//     (everything Snapshot saves: digest);
 //   - the leaves each job holds according to the Matcher (Find
 //     "jobid-alloc=J or jobid-reserved=J") are the model's, the job table
 //     (Jobs) is the model's, and so are the graph's vertices and statuses
@@ -59,29 +59,32 @@ var (
 var modelPolicies = []string{"first", "high", "low", "hinode", "lonode", "hinodex", "lonodex", "firstnodex", "locality", "variation"}
 var modelTraversers = []string{"simple", "flexible"}
 
-// modelKnown lists failure kinds that work in flight fixes, with the
-// branch and item: the test counts them, repairs the state (a failed
-// operation's changes are rolled back with RestoreFrom) and goes on.
-// Remove an entry when its fix lands.
+// modelKnown lists the failure kinds of known issues: those whose fix is in
+// flight on another branch (named), and those this test found, marked NEW,
+// each with a failing reproducer in model_repro_test.go. The test counts
+// them and goes on: it undoes a half-done failed operation with
+// RestoreFrom, or ends the episode when the Matcher's state is one the
+// model cannot follow. Remove an entry when its fix lands; an entry is a
+// failure kind, or a prefix of kinds ending in "/".
 var modelKnown = map[string]string{
-	"expect/attach/negative-size": "wt-jgf (uncommitted): the strict JGF reader refuses negative sizes (issue 13 item 8)",
-	"removed-held/": "NEW, no fix in flight: Remove(path) keeps the records of the jobs holding removed vertices and their counts in the ancestors' pruning filters: Cancel leaves them, Restore fails or differs, later allocations omit ancestors from their R (TestReproRemovedHeld*)",
-	"update-resources/": "NEW, no fix in flight: Update trusts an R written before the graph grew: under the node-exclusive policies it emits every vertex of the R's nodes but books only those the R lists (memory missing from an rv1exec R, sockets attached since), and it takes a vertex the R marks exclusive without checking the descendants the R does not list, which other jobs may hold; an execution-only R's allocation marks its nodes exclusive although another job holds part of them (TestReproUpdateEmitsUnbooked, TestReproUpdateStaleExclusive, TestReproUpdateRV1ExecNodeExclusive)",
-	"removed-reserved/": "NEW, no fix in flight: RemoveRanks gives nothing of a reservation back to the ancestors' pruning filters, which keep counts above their totals: Restore fails (TestReproRemoveRanksOfReservation)",
-	"leak/rank-partial-cancel": "NEW: a rank-form PartialCancel in a graph whose ranks are on nodes only frees the node but not the leaves below it: a node-exclusive match then double-books them, and Cancel leaves them booked (TestReproRankPartialCancel*)",
-	"leak/duplicate-job-id": "NEW: after MatchWithID(2^64-1), Match hands out 2^64-1 again while it is live (the id counter saturates; TestReproAutomaticJobIDReused)",
-	"max-job-id/": "NEW (wt-api's Restore): a Matcher that used job id 2^64-1 cannot be restored (\"job 18446744073709551615 is not below the next job id\"; TestReproAutomaticJobIDReused)",
-	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
-	"expect/partial-cancel/subset/invalid": "wt-ops: a JGF partial cancel may list the vertices the job holds shared (today: \"can't find x_checker span\")",
+	"expect/attach/negative-size":                    "wt-jgf (uncommitted): the strict JGF reader refuses negative sizes (issue 13 item 8)",
+	"removed-held/":                                  "NEW, no fix in flight: Remove(path) keeps the records of the jobs holding removed vertices and their counts in the ancestors' pruning filters: Cancel leaves them, Restore fails or differs, later allocations omit ancestors from their R (TestReproRemovedHeld*)",
+	"update-resources/":                              "NEW, no fix in flight: Update trusts an R written before the graph grew: under the node-exclusive policies it emits every vertex of the R's nodes but books only those the R lists (memory missing from an rv1exec R, sockets attached since), and it takes a vertex the R marks exclusive without checking the descendants the R does not list, which other jobs may hold; an execution-only R's allocation marks its nodes exclusive although another job holds part of them (TestReproUpdateEmitsUnbooked, TestReproUpdateStaleExclusive, TestReproUpdateRV1ExecNodeExclusive)",
+	"removed-reserved/":                              "NEW, no fix in flight: RemoveRanks gives nothing of a reservation back to the ancestors' pruning filters, which keep counts above their totals: Restore fails (TestReproRemoveRanksOfReservation)",
+	"leak/rank-partial-cancel":                       "NEW: a rank-form PartialCancel in a graph whose ranks are on nodes only frees the node but not the leaves below it: a node-exclusive match then double-books them, and Cancel leaves them booked (TestReproRankPartialCancel*)",
+	"leak/duplicate-job-id":                          "NEW: after MatchWithID(2^64-1), Match hands out 2^64-1 again while it is live (the id counter saturates; TestReproAutomaticJobIDReused)",
+	"max-job-id/":                                    "NEW (wt-api's Restore): a Matcher that used job id 2^64-1 cannot be restored (\"job 18446744073709551615 is not below the next job id\"; TestReproAutomaticJobIDReused)",
+	"noop-changed/remove-ranks":                      "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
+	"expect/partial-cancel/subset/invalid":           "wt-ops: a JGF partial cancel may list the vertices the job holds shared (today: \"can't find x_checker span\")",
 	"expect/partial-cancel/exclusive-subset/invalid": "NEW (partial-ancestors), wt-ops surfaces it: wt-ops refuses the partial cancel whose socket filter span cannot be reduced (TestReproPartialCancelAcrossSockets)",
-	"partial-ancestors/": "NEW: a JGF partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones: the filter spans of other sockets are never reduced, this socket's cannot be (main ignores it); a job whose every resource was listed can stay ALLOCATED (full=false), a released job leaves records on the vertices above, and a later Cancel can leave resources booked (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelOfEverythingNotFull, TestReproPartialCancelThenCancelLeaks)",
-	"restore-after-removal/": "NEW, minor: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode and Explain answer differently (TestReproRestoreAfterRemoveDiffers)",
-	"remove-ranks-ancestors/": "NEW: RemoveRanks, like a partial cancel, can untag an ancestor (a rack) of a job that still holds resources below it on other ranks; the job's Cancel then leaves those booked (TestReproRemoveRanksThenCancelLeaks)",
-	"remove-ranks-orphans/": "NEW: RemoveRanks leaves the vertices below a rank's vertex that lack the rank findable by path; attaching the node again brings them back with their old status (and job records) (TestReproRemoveRanksKeepsOrphans)",
-	"nonatomic/partial-cancel": "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
-	"unclassified-error/": "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
-	"readonly-changed/dry-run": "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
-	"expect-class/set-status": "wt-api: SetStatus of an unknown path is ErrNotFound (today ErrInvalid)",
+	"partial-ancestors/":                             "NEW: a JGF partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones: the filter spans of other sockets are never reduced, this socket's cannot be (main ignores it); a job whose every resource was listed can stay ALLOCATED (full=false), a released job leaves records on the vertices above, and a later Cancel can leave resources booked (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelOfEverythingNotFull, TestReproPartialCancelThenCancelLeaks)",
+	"restore-after-removal/":                         "NEW, minor: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode and Explain answer differently (TestReproRestoreAfterRemoveDiffers)",
+	"remove-ranks-ancestors/":                        "NEW: RemoveRanks, like a partial cancel, can untag an ancestor (a rack) of a job that still holds resources below it on other ranks; the job's Cancel then leaves those booked (TestReproRemoveRanksThenCancelLeaks)",
+	"remove-ranks-orphans/":                          "NEW: RemoveRanks leaves the vertices below a rank's vertex that lack the rank findable by path; attaching the node again brings them back with their old status (and job records) (TestReproRemoveRanksKeepsOrphans)",
+	"nonatomic/partial-cancel":                       "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
+	"unclassified-error/":                            "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
+	"readonly-changed/dry-run":                       "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
+	"expect-class/set-status":                        "wt-api: SetStatus of an unknown path is ErrNotFound (today ErrInvalid)",
 }
 
 // knownIssue returns the in-flight fix that covers a failure kind: an entry
@@ -90,9 +93,9 @@ func knownIssue(kind string) (string, bool) {
 	if s, ok := modelKnown[kind]; ok {
 		return s, true
 	}
-	for k, s := range modelKnown {
+	for _, k := range slices.Sorted(maps.Keys(modelKnown)) {
 		if strings.HasSuffix(k, "/") && strings.HasPrefix(kind, k) {
-			return s, true
+			return modelKnown[k], true
 		}
 	}
 	return "", false
@@ -209,6 +212,7 @@ type modelStats struct {
 	outcomes map[string]int // kind/ok, kind/<error class>
 	known    map[string]int
 	episodes int
+	aborted  int // episodes a known issue ended early
 }
 
 func newModelStats() *modelStats {
@@ -249,7 +253,7 @@ type runner struct {
 	shadowSwap bool
 	shadowWhat string
 	md         *model
-	digest     []byte // x's Snapshot after the last step
+	digest     []byte // digest(x) after the last step
 	saved      [3]*saved
 	badSnap    []byte // what kBadRestore damages
 	parsed     map[string]*jobspec.Jobspec
@@ -263,8 +267,8 @@ type runner struct {
 	step    int
 	fail    *failure
 	aborted bool // a known issue left a state the model cannot follow
-	stats *modelStats
-	log   func(string)
+	stats   *modelStats
+	log     func(string)
 
 	// generator state
 	rng  *rand.Rand
@@ -1992,6 +1996,9 @@ func TestModel(t *testing.T) {
 		pol, trav := comboOf(seed)
 		stats.byCombo[pol+"/"+trav] += stats.ops - before
 		stats.episodes++
+		if r.aborted {
+			stats.aborted++
+		}
 		if r.fail != nil {
 			r.report(t)
 			if failures++; failures >= 3 {
@@ -2000,7 +2007,7 @@ func TestModel(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "TestModel: %d operations in %d episodes, %v\n", stats.ops, stats.episodes, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(&b, "TestModel: %d operations in %d episodes (%d ended early by a known issue), %v\n", stats.ops, stats.episodes, stats.aborted, time.Since(start).Round(time.Millisecond))
 	for _, c := range slices.Sorted(maps.Keys(stats.byCombo)) {
 		fmt.Fprintf(&b, "  %-22s %d\n", c, stats.byCombo[c])
 	}
