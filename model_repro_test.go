@@ -764,3 +764,40 @@ func TestReproUpdateRV1ExecNodeExclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestReproPartialCancelDropsAncestorExclusivity: a job holds node0 and
+// node1 of rack0 whole; a partial cancel of node1 drops the job's
+// exclusivity span on rack0 although it still holds node0, and a request
+// for a whole rack then gets rack0 exclusively, over node0.
+func TestReproPartialCancelDropsAncestorExclusivity(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	r := b.MustAdd(c, "rack", 0)
+	for i := range 3 {
+		n := b.MustAdd(r, "node", int64(i), graph.WithRank(int64(i)))
+		b.MustAdd(n, "core", 0, graph.WithRank(int64(i)))
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: node, count: 2, exclusive: true, with: [{type: core, count: 1}]}]", 9), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R, _ := a.Render("rv1")
+	node1 := filterR([]byte(R), func(p string, excl bool) bool { return excl && strings.HasPrefix(p, "/m0/rack0/node1") }, nil)
+	if _, err := x.PartialCancel(a.JobID, node1); err != nil {
+		t.Fatal(err)
+	}
+	held := jobLeafPaths(t, x, a.JobID)
+	rack, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: rack, count: 1, with: [{type: node, count: 1, with: [{type: core, count: 1}]}]}]}]", 9), 0)
+	if err != nil {
+		return // refusing is correct: job 1 still holds node0 in rack0
+	}
+	for _, res := range rack.Resources {
+		if res.Type == "rack" && res.Exclusive {
+			t.Errorf("job %d holds %s exclusively while job %d holds %v", rack.JobID, res.Path, a.JobID, held)
+		}
+	}
+}
