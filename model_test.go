@@ -1244,22 +1244,23 @@ func (r *runner) checkUpdate(o *mop, res result) {
 			return
 		}
 	}
-	if msg := md.conflicts(o.ID, hs, a.Start, a.End); msg != "" {
-		kind := "double-booking"
-		if !info.hasJGF {
-			// An execution-only R: does only the nodes' exclusive flag
-			// conflict?
-			shared := slices.Clone(hs)
-			for i := range shared {
-				if md.vs[shared[i].v].typ == "node" {
-					shared[i].excl = false
-				}
-			}
-			if md.conflicts(o.ID, shared, a.Start, a.End) == "" {
-				kind = "update-resources/rv1exec-node-exclusive"
+	if !info.hasJGF {
+		// An execution-only R: its allocation marks the nodes exclusive,
+		// which the schedule does not book (a known issue when another job
+		// holds part of the node); the model books them shared.
+		shared := slices.Clone(hs)
+		for i := range shared {
+			if md.vs[shared[i].v].typ == "node" {
+				shared[i].excl = false
 			}
 		}
-		if !r.failf(kind, "update: %s", msg) {
+		if msg := md.conflicts(o.ID, hs, a.Start, a.End); msg != "" && md.conflicts(o.ID, shared, a.Start, a.End) == "" {
+			r.failf("update-resources/rv1exec-node-exclusive", "update: %s", msg)
+		}
+		hs = shared
+	}
+	if msg := md.conflicts(o.ID, hs, a.Start, a.End); msg != "" {
+		if !r.failf("double-booking", "update: %s", msg) {
 			r.aborted = true
 		}
 		return
