@@ -84,6 +84,7 @@ var modelKnown = map[string]string{
 	"nonatomic/partial-cancel":                       "wt-ops: PartialCancel checks every listed vertex before releasing any (issue 13 item 1)",
 	"unclassified-error/":                            "wt-api: one *Error type; errors of the lower layers wrapped in a sentinel",
 	"readonly-changed/dry-run":                       "wt-api: WithoutAllocating and WithoutAllocatingFuture are pure dry runs (Fluxion's re-order dynamic candidates)",
+	"expect/match/invalid-op":                        "wt-api: Op is validated at every entry (issue 13 item 4: an out-of-range op books under an internal id)",
 	"expect-class/set-status":                        "wt-api: SetStatus of an unknown path is ErrNotFound (today ErrInvalid)",
 }
 
@@ -212,11 +213,12 @@ type modelStats struct {
 	outcomes map[string]int // kind/ok, kind/<error class>
 	known    map[string]int
 	episodes int
-	aborted  int // episodes a known issue ended early
+	aborted  int            // episodes a known issue ended early
+	abortBy  map[string]int // … by the failure kind that ended them
 }
 
 func newModelStats() *modelStats {
-	return &modelStats{byCombo: map[string]int{}, outcomes: map[string]int{}, known: map[string]int{}}
+	return &modelStats{byCombo: map[string]int{}, outcomes: map[string]int{}, known: map[string]int{}, abortBy: map[string]int{}}
 }
 
 type failure struct {
@@ -263,12 +265,13 @@ type runner struct {
 	removedAt  []string        // their parents' paths
 	everJobs   map[uint64]bool
 
-	trace   []*mop
-	step    int
-	fail    *failure
-	aborted bool // a known issue left a state the model cannot follow
-	stats   *modelStats
-	log     func(string)
+	trace     []*mop
+	step      int
+	fail      *failure
+	aborted   bool   // a known issue left a state the model cannot follow
+	lastKnown string // the last known issue met
+	stats     *modelStats
+	log       func(string)
 
 	// generator state
 	rng  *rand.Rand
@@ -302,6 +305,7 @@ func newRunner(seed uint64, stats *modelStats) (*runner, error) {
 func (r *runner) failf(kind, f string, a ...any) bool {
 	if _, ok := knownIssue(kind); ok {
 		r.stats.known[kind]++
+		r.lastKnown = kind
 		if strings.HasPrefix(kind, "leak/") {
 			// The schedule holds what the model cannot know: end the
 			// episode here.
@@ -1485,6 +1489,25 @@ func (r *runner) gen() *mop {
 		}
 		return c[pick(len(c))]
 	}
+	// held reports whether a job books anything at or below path.
+	held := func(path string) bool {
+		found := false
+		md.subtree(md.byPath[path], func(u int) { found = found || len(md.book[u]) > 0 })
+		return found
+	}
+	// removable picks a path of the types, mostly one nothing is booked
+	// under (removing booked vertices is a known issue that ends the
+	// episode).
+	removable := func(types ...string) string {
+		p := pathOf(types...)
+		for range 4 {
+			if _, ok := md.byPath[p]; !ok || !held(p) || pick(5) == 0 {
+				break
+			}
+			p = pathOf(types...)
+		}
+		return p
+	}
 	liveNodes := 0
 	for _, p := range livePaths {
 		if md.vs[md.byPath[p]].typ == "node" {
@@ -1498,6 +1521,10 @@ func (r *runner) gen() *mop {
 		o.Op = []Op{Allocate, Allocate, AllocateOrElseReserve, AllocateOrElseReserve, AllocateOrElseReserve,
 			AllocateWithSatisfiability, Satisfiability, WithoutAllocating, WithoutAllocatingFuture}[pick(9)]
 		o.JS = js()
+		if pick(200) == 0 {
+			o.Op = []Op{-1, 6, 99}[pick(3)]
+			o.Tag, o.Note, o.Want = "invalid-op", "an op out of range", wantFail
+		}
 		switch pick(20) {
 		case 0, 1, 2:
 			o.At += int64(pick(40))
@@ -1516,6 +1543,8 @@ func (r *runner) gen() *mop {
 				o.Note = "a live id"
 			case c == 18:
 				o.ID = math.MaxUint64 - uint64(pick(2))
+			case c == 19 && pick(2) == 0:
+				o.ID = 0
 			default:
 				o.ID = md.next
 			}
@@ -1525,7 +1554,15 @@ func (r *runner) gen() *mop {
 		}
 	case k < 530:
 		o.Kind = kCancel
+		var done []*mjob // ended: a scheduler cancels them first
+		for _, j := range live {
+			if j.end <= r.now {
+				done = append(done, j)
+			}
+		}
 		switch c := pick(20); {
+		case c < 10 && len(done) > 0:
+			o.ID = done[pick(len(done))].id
 		case c < 15 && len(live) > 0:
 			o.ID = live[pick(len(live))].id
 		case c < 18 && len(canceled) > 0:
@@ -1543,11 +1580,11 @@ func (r *runner) gen() *mop {
 		o.Kind = kRemove
 		switch c := pick(20); {
 		case c < 10 && liveNodes > 2:
-			o.Path = pathOf("node")
+			o.Path = removable("node")
 		case c < 15:
-			o.Path = pathOf("socket", "core", "gpu", "memory")
+			o.Path = removable("socket", "core", "gpu", "memory")
 		case c < 16 && liveNodes > 3:
-			o.Path = pathOf("rack")
+			o.Path = removable("rack")
 		default:
 			o.Path = []string{"", "/", "/m0/node999", "/m0/rack9", "node0", "/m1"}[pick(6)]
 		}
@@ -1556,7 +1593,14 @@ func (r *runner) gen() *mop {
 		ranks := md.liveRanks()
 		switch c := pick(20); {
 		case c < 12 && liveNodes > 2 && len(ranks) > 0:
-			o.Ranks = strconv.FormatInt(ranks[pick(len(ranks))], 10)
+			rk := ranks[pick(len(ranks))]
+			for range 4 {
+				if v := md.rankRoot(rk); v < 0 || !held(md.vs[v].path) || pick(3) == 0 {
+					break
+				}
+				rk = ranks[pick(len(ranks))]
+			}
+			o.Ranks = strconv.FormatInt(rk, 10)
 		case c < 17 && len(ranks) > 0:
 			o.Ranks = fmt.Sprintf("%d,%d", ranks[pick(len(ranks))], 500+pick(100))
 			o.Note = "an unknown rank"
@@ -1997,6 +2041,7 @@ func TestModel(t *testing.T) {
 		stats.episodes++
 		if r.aborted {
 			stats.aborted++
+			stats.abortBy[r.lastKnown]++
 		}
 		if r.fail != nil {
 			r.report(t)
@@ -2015,6 +2060,12 @@ func TestModel(t *testing.T) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-36s %d\n", k, stats.outcomes[k])
+	}
+	if stats.aborted > 0 {
+		b.WriteString("episodes ended early, by the known issue that ended them:\n")
+		for _, k := range slices.Sorted(maps.Keys(stats.abortBy)) {
+			fmt.Fprintf(&b, "  %-44s %d\n", k, stats.abortBy[k])
+		}
 	}
 	if len(stats.known) > 0 {
 		b.WriteString("known issues (fixes in flight), counted and repaired:\n")
