@@ -126,6 +126,21 @@ type Graph struct {
 	// nodeRank is the next rank given to a node vertex by loaders that
 	// number nodes in creation order.
 	nodeRank int64
+	// gen counts structural changes (vertices, edges, subsystems, vertex
+	// properties set through SetProperty), so that derived orders can be
+	// cached until the graph changes.
+	gen uint64
+}
+
+// Gen returns the graph's generation: it changes whenever a vertex or edge
+// is added, removed or retagged, or a property is set with SetProperty.
+func (g *Graph) Gen() uint64 { return g.gen }
+
+// SetProperty sets property key of v (see Vertex.SetProp) and advances the
+// generation, so that matchers see the change.
+func (g *Graph) SetProperty(v VertexID, key, value string) {
+	g.vertices[v].SetProp(key, value)
+	g.gen++
 }
 
 // New returns an empty graph with the fixed interning prefixes.
@@ -234,6 +249,7 @@ func (g *Graph) RootSubsystems() []SubsystemID {
 // AddVertex appends v and indexes it by type, name, rank and every path.
 func (g *Graph) AddVertex(v Vertex) VertexID {
 	id := VertexID(len(g.vertices))
+	g.gen++
 	g.vertices = append(g.vertices, v)
 	g.out = append(g.out, nil)
 	g.in = append(g.in, nil)
@@ -265,6 +281,7 @@ func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
 // AddEdge creates a new edge src→dst in subsystem s.
 func (g *Graph) AddEdge(src, dst VertexID, s SubsystemID) EdgeID {
 	e := EdgeID(len(g.edges))
+	g.gen++
 	g.edges = append(g.edges, Edge{Src: src, Dst: dst, Subsystem: s})
 	g.out[src] = append(g.out[src], Half{e, dst, s})
 	g.in[dst] = append(g.in[dst], Half{e, src, s})
@@ -284,6 +301,7 @@ func (g *Graph) FindEdge(src, dst VertexID) (EdgeID, bool) {
 // SetEdgeSubsystem retags edge e (GRUG reuses an existing edge this way).
 func (g *Graph) SetEdgeSubsystem(e EdgeID, s SubsystemID) {
 	ed := &g.edges[e]
+	g.gen++
 	ed.Subsystem = s
 	for i := range g.out[ed.Src] {
 		if g.out[ed.Src][i].Edge == e {
@@ -304,6 +322,7 @@ func (g *Graph) RemoveEdge(e EdgeID) {
 		return
 	}
 	ed.dead = true
+	g.gen++
 	g.out[ed.Src] = slices.DeleteFunc(g.out[ed.Src], func(h Half) bool { return h.Edge == e })
 	g.in[ed.Dst] = slices.DeleteFunc(g.in[ed.Dst], func(h Half) bool { return h.Edge == e })
 }
@@ -318,6 +337,7 @@ func (g *Graph) Unindex(v VertexID) {
 	for len(g.in[v]) > 0 {
 		g.RemoveEdge(g.in[v][0].Edge)
 	}
+	g.gen++
 	vx := &g.vertices[v]
 	for _, p := range vx.Paths {
 		delete(g.byPath, p.Path)
@@ -412,6 +432,7 @@ func (g *Graph) Clone() *Graph {
 		byRank:     cloneIndex(g.byRank),
 		byPath:     cloneIndex(g.byPath),
 		nodeRank:   g.nodeRank,
+		gen:        g.gen,
 	}
 	np, nq := 0, 0
 	for i := range g.vertices {

@@ -265,6 +265,20 @@ type scratch struct {
 	explain *explainRec // non-nil while Explain collects counts
 	static  bool        // Explain: visit every candidate (no dynamic order)
 	probe   bool        // Explain: an update walk that changes nothing
+
+	// exhaustive selects the reference walk (tests, visit counting); fast
+	// is set while a best-first selection runs (best.go).
+	exhaustive bool
+	fast       bool
+	dry        bool        // CountVisits: select but do not book
+	counted    visitCounts // CountVisits' counts for the next Match
+	best       bestState
+	slotReq    *req  // the slot request of the last kindSlot test
+	bestHits   int64 // selections the best-first walk decided (for tests)
+	bestAbort  bool  // the best-first walk found its order wrong
+	bestUsed   bool  // a best-first selection decided in this operation
+	// emptyUpdate: the last update walk of a match found nothing to book.
+	emptyUpdate bool
 }
 
 // labelRec is the jobspec label recorded on a vertex (Fluxion's
