@@ -73,6 +73,13 @@ type bestState struct {
 	built      bool
 	orders     []*kidOrder // by vertex, built on first use
 	keys       []int64     // scratch for building an order
+
+	// Per graph generation (+1, so that 0 means unset): dominant
+	// out-degrees and whether the dominant subsystem is a tree.
+	deg     []int32
+	degGen  uint64
+	isTree  bool
+	treeGen uint64
 }
 
 // useBest reports whether the next selection may use the best-first walk.
@@ -98,21 +105,13 @@ func (m *Matcher) initBest() {
 	b.flatOK = m.pol.GraphOrder(nil) == m.pol.VertexOrder()
 	m.pol.FinishGraph()
 	b.flats = nil
-	b.tree, b.cleanGraph = true, true
+	b.cleanGraph = true
 	for v := 0; v < m.g.NumVertices(); v++ {
 		if id := m.g.V(graph.VertexID(v)).ID; id < -1 || id >= maxKeyID {
 			b.cleanGraph = false
 		}
 	}
-	for v := 0; v < m.g.NumVertices() && b.tree; v++ {
-		n := 0
-		for _, h := range m.g.In(graph.VertexID(v)) {
-			if h.Subsystem == m.dom {
-				n++
-			}
-		}
-		b.tree = n <= 1
-	}
+	b.tree = m.domTree()
 }
 
 // order returns u's best-first child order, building it on first use.

@@ -75,7 +75,11 @@ func (t *diffTarget) Match(kind randstream.Kind, doc string, jobid uint64, now i
 
 func (t *diffTarget) Cancel(jobid uint64) error {
 	t.m.SetErrno(ENOTTY)
-	return t.m.Cancel(jobid)
+	err := t.m.Cancel(jobid)
+	if pre, post := t.m.Visits(); err == nil {
+		err = fmt.Errorf("<nil> visits %d %d", pre, post)
+	}
+	return err
 }
 
 func (t *diffTarget) PartialCancel(jobid uint64, ranks []int64) (bool, error) {

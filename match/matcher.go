@@ -234,6 +234,12 @@ type schedule struct {
 
 	nodesUp int64
 	polExcl []graph.TypeID
+
+	// jobIdx lists, per job, the vertices where it got a record (cancel
+	// visits them instead of walking from the root); lists are recycled.
+	jobIdx map[uint64]int32
+	vlists [][]graph.VertexID
+	vfree  []int32
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection

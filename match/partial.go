@@ -79,6 +79,7 @@ func (m *Matcher) finishPartial(job uint64, rcs []rankCounts) (bool, error) {
 	for v := range m.jobs {
 		m.dropSpans(graph.VertexID(v), job)
 	}
+	m.compactJob(job)
 	return true, nil
 }
 

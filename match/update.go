@@ -41,6 +41,7 @@ func (m *Matcher) jobRec(v graph.VertexID, job uint64, create bool) *jobRec {
 	copy(l[lo+1:], l[lo:])
 	l[lo] = jobRec{job: job, fspan: -1}
 	m.jobs[v] = l
+	m.noteJobVertex(job, v)
 	return &l[lo]
 }
 
