@@ -72,7 +72,11 @@ type bestState struct {
 	tree       bool // every vertex has at most one dominant in-edge
 	built      bool
 	orders     []*kidOrder // by vertex, built on first use
-	keys       []int64     // scratch for building an order
+	korders    []kidOrder  // room for orders
+	kchunk     []int32
+	rchunk     []int64
+	runChunk   []kidRun
+	keys       []int64 // scratch for building an order
 
 	// Per graph generation (+1, so that 0 means unset): dominant
 	// out-degrees and whether the dominant subsystem is a tree.
@@ -115,6 +119,8 @@ func (m *Matcher) initBest() {
 }
 
 // order returns u's best-first child order, building it on first use.
+// Orders are carved from shared chunks, so building one does not allocate
+// per vertex.
 func (m *Matcher) order(u graph.VertexID) *kidOrder {
 	b := &m.best
 	if int(u) < len(b.orders) {
@@ -124,56 +130,99 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 	} else {
 		b.orders = append(b.orders, make([]*kidOrder, m.g.NumVertices()-len(b.orders))...)
 	}
-	k := &kidOrder{gen: b.gen, ok: true}
+	if len(b.korders) == 0 {
+		b.korders = make([]kidOrder, 256)
+	}
+	k := &b.korders[0]
+	b.korders = b.korders[1:]
+	*k = kidOrder{gen: b.gen, ok: true}
 	out := m.g.Out(u)
-	for i, h := range out {
+	n := 0
+	for _, h := range out {
 		if h.Subsystem == m.dom {
-			k.kids = append(k.kids, int32(i))
+			n++
 		}
 	}
+	k.kids = carve(&b.kchunk, n)
+	k.rest = carve(&b.rchunk, n)
 	keys := b.keys[:0]
-	for i := range out {
-		key, ok := b.keyed.Key(m.g, out[i].Other)
+	for _, h := range out {
+		key, ok := b.keyed.Key(m.g, h.Other)
 		if !ok {
 			k.ok = false
 		}
 		keys = append(keys, key)
 	}
 	b.keys = keys
-	typeOf := func(p int32) graph.TypeID { return m.g.V(out[p].Other).Type }
-	slices.SortFunc(k.kids, func(a, c int32) int {
-		ta, tc := typeOf(a), typeOf(c)
-		switch {
-		case ta != tc:
-			return int(ta - tc)
-		case keys[a] == keys[c]:
-			return int(a - c)
-		case (keys[a] > keys[c]) == b.greater:
-			return -1
+	for i, h := range out {
+		if h.Subsystem == m.dom {
+			k.kids = append(k.kids, int32(i))
 		}
-		return 1
-	})
-	for i, p := range k.kids {
-		t := typeOf(p)
-		if n := len(k.runs); n > 0 && k.runs[n-1].t == t {
-			k.runs[n-1].hi = int32(i + 1)
-			if keys[k.kids[i-1]] == keys[p] {
+	}
+	// Insertion sort by (type, preference): sibling lists are short, and
+	// this needs no closure.
+	kids := k.kids
+	for i := 1; i < len(kids); i++ {
+		for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
+			kids[j], kids[j-1] = kids[j-1], kids[j]
+		}
+	}
+	var last graph.TypeID = -1
+	nr := 0
+	for i, p := range kids {
+		t := m.g.V(out[p].Other).Type
+		if i > 0 && t == last {
+			if keys[kids[i-1]] == keys[p] {
 				k.ok = false
 			}
 			continue
 		}
+		last = t
+		nr++
+	}
+	k.runs = carve(&b.runChunk, nr)
+	for i, p := range kids {
+		t := m.g.V(out[p].Other).Type
+		if n := len(k.runs); n > 0 && k.runs[n-1].t == t {
+			k.runs[n-1].hi = int32(i + 1)
+			continue
+		}
 		k.runs = append(k.runs, kidRun{t: t, lo: int32(i), hi: int32(i + 1)})
 	}
-	k.rest = make([]int64, len(k.kids))
+	k.rest = k.rest[:len(kids)]
 	for _, r := range k.runs {
 		sum := int64(0)
 		for i := r.hi - 1; i >= r.lo; i-- {
-			sum = satAdd(sum, m.g.V(out[k.kids[i]].Other).Size)
+			sum = satAdd(sum, m.g.V(out[kids[i]].Other).Size)
 			k.rest[i] = sum
 		}
 	}
 	b.orders[u] = k
 	return k
+}
+
+// kidBefore orders children by type, then by the policy's preference of
+// their keys, then by position.
+func (m *Matcher) kidBefore(out []graph.Half, keys []int64, a, c int32) bool {
+	ta, tc := m.g.V(out[a].Other).Type, m.g.V(out[c].Other).Type
+	switch {
+	case ta != tc:
+		return ta < tc
+	case keys[a] != keys[c]:
+		return (keys[a] > keys[c]) == m.best.greater
+	}
+	return a < c
+}
+
+// carve returns an empty slice with room for n elements from *chunk,
+// refilling the chunk when it runs out.
+func carve[T any](chunk *[]T, n int) []T {
+	if len(*chunk) < n {
+		*chunk = make([]T, max(4096, n))
+	}
+	s := (*chunk)[:0:n]
+	*chunk = (*chunk)[n:]
+	return s
 }
 
 // distinctPlain reports whether the requests have distinct, known,

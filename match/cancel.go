@@ -212,7 +212,14 @@ func (m *Matcher) noteJobVertex(job uint64, v graph.VertexID) {
 		}
 		m.jobIdx[job] = i
 	}
-	m.vlists[i] = append(m.vlists[i], v)
+	l := m.vlists[i]
+	if len(l) == cap(l) {
+		// Lists grow inside shared chunks: a new job costs no allocation
+		// of its own.
+		nl := carve(&m.vchunk, max(8, 2*cap(l)))
+		l = append(nl, l...)
+	}
+	m.vlists[i] = append(l, v)
 }
 
 // jobVertices lists the vertices where job got a record (possibly

@@ -240,6 +240,7 @@ type schedule struct {
 	jobIdx map[uint64]int32
 	vlists [][]graph.VertexID
 	vfree  []int32
+	vchunk []graph.VertexID
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection
