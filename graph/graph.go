@@ -486,3 +486,43 @@ func cloneIndex[K comparable](m map[K][]VertexID) map[K][]VertexID {
 	}
 	return c
 }
+
+// MaxDepth bounds the depth of a resource graph (edges from a subsystem
+// root to its deepest vertex) that the matcher accepts: its walks recurse
+// once per level, so a user-supplied graph must not make that recursion
+// unbounded. Real graphs are a few levels deep (cluster, rack, node,
+// socket, core); readers may reject deeper graphs earlier with the same
+// bound.
+const MaxDepth = 1 << 14
+
+// Depth returns the length of the longest path from the root of subsystem
+// s following edges of s, or -1 if s has no root. It walks iteratively
+// and tolerates cycles (a vertex is expanded once).
+func (g *Graph) Depth(s SubsystemID) int {
+	root := g.Root(s)
+	if root == NoVertex {
+		return -1
+	}
+	depth := make([]int32, len(g.vertices))
+	for i := range depth {
+		depth[i] = -1
+	}
+	depth[root] = 0
+	queue := []VertexID{root}
+	max := 0
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, h := range g.out[v] {
+			if h.Subsystem != s || depth[h.Other] >= 0 {
+				continue
+			}
+			depth[h.Other] = depth[v] + 1
+			if int(depth[h.Other]) > max {
+				max = int(depth[h.Other])
+			}
+			queue = append(queue, h.Other)
+		}
+	}
+	return max
+}

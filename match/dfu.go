@@ -617,6 +617,16 @@ func clampU32(n int64) uint32 {
 
 // domDFV is the dominant walk at u (spec traversal.md §4).
 func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl *bool, toParent *scoring) int {
+	// The recursion follows the graph's depth, which New bounds; this
+	// guard also holds for graphs grown later or walked through several
+	// parents.
+	if m.walkDepth >= graph.MaxDepth {
+		m.errno = EINVAL
+		m.msg.WriteString("dom_dfv: graph deeper than graph.MaxDepth.\n")
+		return -1
+	}
+	m.walkDepth++
+	defer func() { m.walkDepth-- }()
 	g := m.g
 	vx := g.V(u)
 	xin := *excl || exclusivity(resources, vx.Type)

@@ -279,6 +279,7 @@ type scratch struct {
 	fast       bool
 	dry        bool        // CountVisits: select but do not book
 	counted    visitCounts // CountVisits' counts for the next Match
+	walkDepth  int         // open domDFV levels (bounded by graph.MaxDepth)
 	best       bestState
 	slotReq    *req  // the slot request of the last kindSlot test
 	bestHits   int64 // selections the best-first walk decided (for tests)
@@ -353,6 +354,12 @@ func (m *Matcher) checkRoots() error {
 	for _, s := range m.subs {
 		if m.g.Root(s) == graph.NoVertex {
 			return &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", m.g.SubsystemName(s))}
+		}
+		// The walks recurse once per level (breadth-first depth: the
+		// shortest path to each vertex; walks also never go deeper than
+		// maxWalkDepth, checked as they go).
+		if d := m.g.Depth(s); d > graph.MaxDepth {
+			return &ConfigError{"traverser", fmt.Errorf("subsystem %q is %d levels deep, more than graph.MaxDepth (%d)", m.g.SubsystemName(s), d, graph.MaxDepth)}
 		}
 	}
 	return nil

@@ -115,6 +115,9 @@ func (m *Matcher) aggAt(depth int) *tcounts {
 }
 
 func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, toParent *tcounts, shadow, exclParent bool, depth int) int64 {
+	if depth > graph.MaxDepth {
+		return 0 // the selection walk stops at the same depth
+	}
 	g := m.g
 	vx := g.V(u)
 	mod := shadow || m.isExclType(vx.Type)
