@@ -714,7 +714,7 @@ tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 	e, _ = m.Explain(mustParse(m, []byte(oneSocket)), 0)
 	fmt.Printf("%q\n", e.Reason())
 	// Output:
-	// needs 2 gpu: 1 found now, only 1 exist
+	// needs 1 node (with 1 socket, 2 gpu each): 0 found now, none even when free; needs 2 gpu: 1 found now, only 1 exist
 	// ""
 }
 
