@@ -2,7 +2,8 @@ package gofluxion
 
 import (
 	_ "embed"
-	"fmt"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,27 +61,37 @@ func DemoGraph() *graph.Graph {
 // rv1exec). allowlist (hwloc only) names the resource types to keep, comma
 // separated; empty keeps every supported type.
 func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	var g *graph.Graph
+	var err error
 	switch format {
 	case FormatGRUG, "":
-		return grug.Read(data)
+		g, err = grug.Read(data)
 	case FormatJGF, FormatJGFShorthand:
-		return jgf.Read(data)
+		g, err = jgf.Read(data)
 	case FormatRV1Exec, FormatRV1ExecForce:
-		return rv1.ReadExec(data)
+		g, err = rv1.ReadExec(data)
 	case FormatHwloc:
-		return hwloc.Read(data, allowlist)
+		g, err = hwloc.Read(data, allowlist)
+	default:
+		return nil, invalidf("read graph", "unknown load format %q (want one of %s)", format, strings.Join(LoadFormats(), ", "))
 	}
-	return nil, fmt.Errorf("gofluxion: unknown load format %q (want one of %s)", format, strings.Join(LoadFormats(), ", "))
+	if err != nil {
+		return nil, newError("read graph", ErrInvalid, err, "%v", err)
+	}
+	return g, nil
 }
 
 // ReadGraphFile reads a graph file, choosing the format from its extension:
-// .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors are
-// prefixed with the path and wrap the file system's (errors.Is(err,
-// fs.ErrNotExist)).
+// .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors name the
+// path; a missing file is ErrNotFound (and fs.ErrNotExist), an unreadable
+// one or a bad document ErrInvalid.
 func ReadGraphFile(path string) (*graph.Graph, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, newError("read graph", ErrNotFound, err, "%v", err)
+		}
+		return nil, newError("read graph", ErrInvalid, err, "%v", err)
 	}
 	format := FormatGRUG
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -91,7 +102,9 @@ func ReadGraphFile(path string) (*graph.Graph, error) {
 	}
 	g, err := ReadGraph(format, data, "")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		e := *err.(*Error)
+		e.Msg = path + ": " + e.Msg
+		return nil, &e
 	}
 	return g, nil
 }
@@ -119,5 +132,5 @@ func NewWriter(format string) (emit.Writer, error) {
 	case "rv1_shorthand":
 		return rv1.NewWriter(rv1.RV1Shorthand), nil
 	}
-	return nil, fmt.Errorf("gofluxion: unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
+	return nil, invalidf("new writer", "unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
 }
