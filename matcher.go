@@ -323,27 +323,36 @@ func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 	return a, nil
 }
 
-// matchError classifies a failed match: a request that is busy or
-// unsatisfiable in Fluxion's terms is ErrUnsatisfiable exactly when the
-// satisfiability check (the request at a time when everything is free,
-// ignoring status) fails too, and ErrBusy otherwise. Fluxion's errno alone
-// differs from that: Allocate and AllocateOrElseReserve report EBUSY for
-// requests that can never fit (more nodes than the graph has), and
-// AllocateWithSatisfiability ENODEV for ones that only need nodes that are
-// down. The caller holds the write lock.
+// matchError classifies a failed match: ErrUnsatisfiable exactly when the
+// request would not be allocated on the graph with everything free and up
+// (match.Feasible), ErrBusy otherwise. Fluxion's errno alone differs from
+// that: Allocate and AllocateOrElseReserve report EBUSY for requests that
+// can never fit (more nodes than the graph has, or a request that takes
+// nothing exclusively), and AllocateWithSatisfiability ENODEV for ones
+// that only need nodes that are down. The caller holds the write lock.
 func (x *Matcher) matchError(err error, js *jobspec.Jobspec, at int64) error {
 	if !errors.Is(err, ErrBusy) && !errors.Is(err, ErrUnsatisfiable) {
 		return fromMatch("match", err)
 	}
 	v := x.view()
 	defer x.views.Put(v)
-	if _, serr := v.Match(match.Satisfiability, js, 0, at, emit.Discard); serr != nil {
-		if errors.Is(serr, ErrUnsatisfiable) {
-			return newError("match", ErrUnsatisfiable, err, "the request can never be satisfied by this graph, even with everything free and up")
-		}
-		return fromMatch("match", serr)
+	if ferr := v.Feasible(js); ferr != nil {
+		return unsatisfiable("match", ferr)
 	}
 	return newError("match", ErrBusy, err, "the request does not fit at time %d (resources are busy or down)", at)
+}
+
+// unsatisfiable converts a failed match.Feasible.
+func unsatisfiable(op string, err error) error {
+	if !errors.Is(err, ErrUnsatisfiable) {
+		return fromMatch(op, err)
+	}
+	msg := "the request can never be satisfied by this graph, even with everything free and up"
+	var me *match.Error
+	if errors.As(err, &me) && me.Msg != "" {
+		msg = "the request can never be allocated: " + me.Msg
+	}
+	return newError(op, ErrUnsatisfiable, err, "%s", msg)
 }
 
 func (x *Matcher) recordStat(d time.Duration) {
@@ -358,7 +367,10 @@ func (x *Matcher) recordStat(d time.Duration) {
 
 // Satisfiable reports whether js could ever be allocated on this graph
 // (ignoring what is booked and what is down): nil, or an error matching
-// ErrUnsatisfiable (or ErrInvalid for a bad request).
+// ErrUnsatisfiable (or ErrInvalid for a bad request). Unlike Fluxion's
+// satisfiability op, it also rejects requests whose selection takes
+// nothing exclusively (a bare "core: 1", without a slot or "exclusive:
+// true"), which no booking op ever allocates.
 func (x *Matcher) Satisfiable(js *jobspec.Jobspec) error {
 	if err := checkRequest("satisfiable", js); err != nil {
 		return err
@@ -371,11 +383,8 @@ func (x *Matcher) satisfiable(js *jobspec.Jobspec, at int64) error {
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
-	if _, err := v.Match(match.Satisfiability, js, 0, at, emit.Discard); err != nil {
-		if errors.Is(err, ErrUnsatisfiable) {
-			return newError("satisfiable", ErrUnsatisfiable, err, "the request can never be satisfied by this graph")
-		}
-		return fromMatch("satisfiable", err)
+	if err := v.Feasible(js); err != nil {
+		return unsatisfiable("satisfiable", err)
 	}
 	return nil
 }

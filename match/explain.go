@@ -156,7 +156,7 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 		defer func() { m.explain, m.static = nil, false }()
 		m.cur.atype, m.cur.at = atype, t
 		ok := m.selectAt() == 0
-		if ok && atype == atAlloc && !counting {
+		if ok && !counting {
 			// A selection that emits nothing still fails (spec §9): probe
 			// the update walk without booking or re-keying anything.
 			m.cur.atype = atNone

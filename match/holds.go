@@ -79,3 +79,43 @@ func (m *Matcher) DryRun(op Op, js *jobspec.Jobspec, at int64, w emit.Writer) (i
 	defer func() { m.probe = false }()
 	return m.Match(op, js, 0, at, w)
 }
+
+// Dominant returns the dominant subsystem: the one matches walk.
+func (m *Matcher) Dominant() graph.SubsystemID { return m.dom }
+
+// Feasible reports whether js would be allocated on the graph with
+// everything free and up: nil, or an *Error with ENODEV. It is
+// Satisfiability plus the update walk's check that the selection takes
+// something exclusively: Fluxion's satisfiability op accepts requests such
+// as a bare "core: 1" (no slot, nothing exclusive) whose selection emits
+// nothing, which every booking op then rejects as busy, forever. It only
+// reads the schedule, like Satisfiability.
+func (m *Matcher) Feasible(js *jobspec.Jobspec) error {
+	m.msg.Reset()
+	m.beginOp()
+	if js == nil || m.g.Root(m.dom) == graph.NoVertex || len(js.Resources) == 0 {
+		return &Error{Op: "match", Errno: EINVAL, Msg: "empty request"}
+	}
+	c := m.resolve(js)
+	if c == nil {
+		return &Error{Op: "match", Errno: EINVAL, Msg: "resource tree is nil, too deep or too large"}
+	}
+	d, ok := Duration(js.Duration)
+	if !ok {
+		return &Error{Op: "match", Errno: EINVAL, Msg: "bad duration"}
+	}
+	m.setupMatch(c, js, 0, 0, d)
+	m.cur.atype, m.cur.at = atSatisfiability, m.farFuture()
+	defer m.resetColors()
+	if m.selectAt() != 0 {
+		return &Error{Op: "match", Errno: ENODEV}
+	}
+	m.cur.atype = atNone
+	m.probe = true
+	rc := m.update(emit.Discard, false)
+	m.probe = false
+	if rc != 0 {
+		return &Error{Op: "match", Errno: ENODEV, Msg: "the selection takes nothing exclusively (put the request in a slot or mark it exclusive)"}
+	}
+	return nil
+}
