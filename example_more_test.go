@@ -506,7 +506,7 @@ const node8 = `{"graph": {"nodes": [
 func ExampleMatcher_Attach() {
 	m, _ := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
 	nine := mustParse(m, []byte(`version: 1
-resources: [{type: node, count: 9, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]}]
+resources: [{type: node, count: 9, with: [{type: slot, count: 1, label: default, with: [{type: socket, count: 1, with: [{type: core, count: 2}]}]}]}]
 attributes: {system: {duration: 60}}
 tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 `))

@@ -174,9 +174,18 @@ func TestEveryErrorMatchesOneSentinel(t *testing.T) {
 		err  func() error
 		want error
 	}{
-		{"New with an unknown policy", func() error { _, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Policy: "fastest"}); return err }, gofluxion.ErrInvalid},
-		{"New with an unknown format", func() error { _, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Format: "xml"}); return err }, gofluxion.ErrInvalid},
-		{"New with a bad prune spec", func() error { _, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{PruneFilters: "core"}); return err }, gofluxion.ErrInvalid},
+		{"New with an unknown policy", func() error {
+			_, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Policy: "fastest"})
+			return err
+		}, gofluxion.ErrInvalid},
+		{"New with an unknown format", func() error {
+			_, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Format: "xml"})
+			return err
+		}, gofluxion.ErrInvalid},
+		{"New with a bad prune spec", func() error {
+			_, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{PruneFilters: "core"})
+			return err
+		}, gofluxion.ErrInvalid},
 		{"New with a nil graph", func() error { _, err := gofluxion.New(nil, gofluxion.Options{}); return err }, gofluxion.ErrInvalid},
 		{"ReadGraph of garbage", func() error { _, err := gofluxion.ReadGraph("jgf", []byte("{"), ""); return err }, gofluxion.ErrInvalid},
 		{"ReadGraph of an unknown format", func() error { _, err := gofluxion.ReadGraph("yaml", nil, ""); return err }, gofluxion.ErrInvalid},
