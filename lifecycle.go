@@ -155,11 +155,8 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 
 // Attach grows the graph with a JGF subgraph: vertices whose path and rank
 // exist are reused, the others are added under them. On error the graph
-// is unchanged.
-//
-// As in Fluxion, attached nodes are not counted as up nodes: a request for
-// more nodes than were up before (nine on the eight-node demo graph) still
-// fails Fluxion's node-count pre-check, although Satisfiable accepts it.
+// is unchanged. Unlike Fluxion's resource-query, attached nodes count as
+// up nodes at once (and removed ones are forgotten).
 func (x *Matcher) Attach(jgfDoc []byte) error {
 	doc, err := jgf.Parse(jgfDoc)
 	if err != nil {

@@ -19,13 +19,14 @@ type Op = match.Op
 
 // The match operations (Fluxion's match ops).
 const (
-	// Allocate books at the asked time, or fails with ErrBusy.
+	// Allocate books at the asked time, or fails with ErrBusy (or
+	// ErrUnsatisfiable when the request could never fit).
 	Allocate = match.Allocate
 	// AllocateOrElseReserve books at the asked time, else reserves at the
 	// earliest later time the request fits (Allocation.Reserved).
 	AllocateOrElseReserve = match.AllocateOrElseReserve
-	// AllocateWithSatisfiability books at the asked time; on failure it
-	// tells ErrBusy (fits later) from ErrUnsatisfiable (never fits).
+	// AllocateWithSatisfiability is Allocate (kept for Fluxion's op set:
+	// every root op tells ErrBusy from ErrUnsatisfiable).
 	AllocateWithSatisfiability = match.AllocateWithSatisfiability
 	// Satisfiability books nothing and returns no allocation: only whether
 	// the request could ever fit (see Matcher.Satisfiable).
