@@ -51,7 +51,7 @@
 // jobspec built or modified in Go against Parse's rules (nil entries,
 // empty types, zero counts, resources that contain themselves, bounded
 // depth and size) and names the offending entry in Error.Path; the root
-// package's Matcher and reapi/fluxcli call it on every jobspec.
+// package's Matcher calls it on every jobspec.
 //
 // # Counts
 //

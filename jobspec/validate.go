@@ -34,12 +34,16 @@ const (
 //   - a Constraint with an unknown Op, a nil operand, invalid hostlist or
 //     idset strings, or a cycle.
 //
-// Two things are left to the matcher, which rejects them as Fluxion does:
+// Parse accepts two of these, as Fluxion does: an empty type (without
+// Options.KnownType) and the scalar "count: 0", which Fluxion never
+// satisfies. Two things are left to the matcher, which rejects them as
+// Fluxion does:
 // an empty Resources list and a bad Duration (negative, NaN or infinite).
 // Types unknown to a particular graph are the matcher's concern too.
 //
-// The root package's Matcher and reapi/fluxcli call Validate on every
-// jobspec they are given.
+// The root package's Matcher calls Validate on every jobspec it is given.
+// reapi/fluxcli, which answers as Fluxion does, relies on Parse and on the
+// matcher's own bounds instead.
 func Validate(js *Jobspec) error {
 	if js == nil {
 		return &Error{Msg: "jobspec is nil"}
