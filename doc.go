@@ -44,6 +44,10 @@
 // WriteJGF exports a graph, and DemoGraph is a small cluster to try things
 // on.
 //
+// Every input is bounded (Limits, in Options.Limits or on the readers):
+// a hostile document or argument gets an error wrapping ErrLimit instead
+// of exhausting memory or the stack.
+//
 // A Matcher is safe for concurrent use; see its documentation for which
 // operations run concurrently. The decisions are byte-for-byte those of
 // Fluxion (flux-sched fd257f71), which the repository's conformance tests

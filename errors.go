@@ -20,7 +20,8 @@ var (
 	// with every vertex up. Retrying is pointless.
 	ErrUnsatisfiable = match.ErrUnsatisfiable
 	// ErrInvalid: a bad argument: an invalid jobspec, duration, op, R,
-	// option, format name, idset or graph document.
+	// option, format name, idset or graph document. An input refused for
+	// exceeding one of the Limits also matches ErrLimit, which refines it.
 	ErrInvalid = match.ErrInvalid
 	// ErrNotFound: an unknown job, resource path, rank or file.
 	ErrNotFound = match.ErrNotFound
@@ -123,7 +124,15 @@ func fromMatch(op string, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return newError(op, ErrNotFound, err, "%v", err)
 		}
-		return newError(op, ErrInvalid, err, "%s", strings.TrimPrefix(err.Error(), "gofluxion: "))
+		kind := ErrInvalid
+		for _, s := range sentinels {
+			if errors.Is(err, s) {
+				kind = s
+				break
+			}
+		}
+		msg := strings.TrimPrefix(err.Error(), "gofluxion: ")
+		return newError(op, kind, err, "%s", strings.TrimPrefix(msg, op+": "))
 	}
 	kind, what := ErrInvalid, "invalid argument"
 	switch me.Errno {

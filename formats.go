@@ -2,16 +2,11 @@ package gofluxion
 
 import (
 	_ "embed"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/grug"
-	"github.com/gofluxion/gofluxion/hwloc"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/rv1"
 )
@@ -59,55 +54,19 @@ func DemoGraph() *graph.Graph {
 // ReadGraph builds a resource graph from a document in one of the load
 // formats ("" is GRUG; jgf_shorthand reads as jgf, rv1exec_force as
 // rv1exec). allowlist (hwloc only) names the resource types to keep, comma
-// separated; empty keeps every supported type.
+// separated; empty keeps every supported type. Errors match ErrInvalid.
+// The default Limits apply (see Limits.ReadGraph).
 func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
-	var g *graph.Graph
-	var err error
-	switch format {
-	case FormatGRUG, "":
-		g, err = grug.Read(data)
-	case FormatJGF, FormatJGFShorthand:
-		g, err = jgf.Read(data)
-	case FormatRV1Exec, FormatRV1ExecForce:
-		g, err = rv1.ReadExec(data)
-	case FormatHwloc:
-		g, err = hwloc.Read(data, allowlist)
-	default:
-		return nil, invalidf("read graph", "unknown load format %q (want one of %s)", format, strings.Join(LoadFormats(), ", "))
-	}
-	if err != nil {
-		return nil, newError("read graph", ErrInvalid, err, "%v", err)
-	}
-	return g, nil
+	return Limits{}.ReadGraph(format, data, allowlist)
 }
 
 // ReadGraphFile reads a graph file, choosing the format from its extension:
-// .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors name the
-// path; a missing file is ErrNotFound (and fs.ErrNotExist), an unreadable
-// one or a bad document ErrInvalid.
-func ReadGraphFile(path string) (*graph.Graph, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, newError("read graph", ErrNotFound, err, "%v", err)
-		}
-		return nil, newError("read graph", ErrInvalid, err, "%v", err)
-	}
-	format := FormatGRUG
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		format = FormatJGF
-	case ".xml":
-		format = FormatHwloc
-	}
-	g, err := ReadGraph(format, data, "")
-	if err != nil {
-		e := *err.(*Error)
-		e.Msg = path + ": " + e.Msg
-		return nil, &e
-	}
-	return g, nil
-}
+// .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors are
+// prefixed with the path and wrap the file system's (errors.Is(err,
+// fs.ErrNotExist)): a missing file is ErrNotFound, an unreadable one or a
+// bad document ErrInvalid. The default Limits apply (see
+// Limits.ReadGraphFile).
+func ReadGraphFile(path string) (*graph.Graph, error) { return Limits{}.ReadGraphFile(path) }
 
 // NewWriter returns a fresh writer for a match format (one of
 // MatchFormats), for the lower layers that write selections to an

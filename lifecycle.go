@@ -7,7 +7,6 @@ import (
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
-	"github.com/gofluxion/gofluxion/internal/idset"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/rv1"
@@ -158,7 +157,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 // is unchanged. Unlike Fluxion's resource-query, attached nodes count as
 // up nodes at once (and removed ones are forgotten).
 func (x *Matcher) Attach(jgfDoc []byte) error {
-	doc, err := jgf.Parse(jgfDoc)
+	doc, err := x.opts.Limits.checkAttach(jgfDoc)
 	if err != nil {
 		return newError("attach", ErrInvalid, err, "%v", err)
 	}
@@ -185,15 +184,19 @@ func (x *Matcher) Remove(path string) error {
 
 // RemoveRanks releases what every job holds on the given ranks (an idset
 // such as "3-5,8") and removes their vertices, with the subgraphs below
-// them.
+// them. A rank the graph does not have is ErrNotFound, found before
+// anything changes (Fluxion removes the ranks before it).
 func (x *Matcher) RemoveRanks(ranks string) error {
-	set, err := idset.Parse(ranks)
-	if err != nil {
-		return newError("remove ranks", ErrInvalid, err, "ranks %q are not an idset like 0-3,7", ranks)
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.m.RemoveRanks(set.Values()); err != nil {
+	sel, err := x.opts.Limits.rankSet(x.m, ranks)
+	if err != nil {
+		return fromMatch("remove ranks", err)
+	}
+	if !sel.missing.Empty() {
+		return fromMatch("remove ranks", errMissingRanks(sel.missing)) // before anything changes
+	}
+	if err := x.m.RemoveRanks(sel.known); err != nil {
 		return fromMatch("remove ranks", err)
 	}
 	x.m.CountUpNodes()
@@ -202,7 +205,8 @@ func (x *Matcher) RemoveRanks(ranks string) error {
 
 // SetRankStatus marks ranks (an idset such as "3-5,8", or "all") up or
 // down: for each rank, its vertex with the shortest path (normally its
-// node). Ranks the graph does not have are ignored.
+// node). Ranks the graph does not have are ignored (the set is never
+// expanded beyond the graph's ranks; Limits.MaxRankSet bounds its size).
 func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -215,11 +219,14 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 			}
 		}
 	} else {
-		set, err := idset.Parse(ranks)
-		if err != nil || set.Empty() {
-			return newError("set rank status", ErrInvalid, err, "ranks %q are not an idset like 0-3,7 or all", ranks)
+		sel, err := x.opts.Limits.rankSet(x.m, ranks)
+		if err != nil {
+			return fromMatch("set rank status", err)
 		}
-		ids = set.Values()
+		if sel.set.Empty() {
+			return invalidf("set rank status", "empty rank set %q", ranks)
+		}
+		ids = sel.known
 	}
 	st := graph.StatusDown
 	if up {

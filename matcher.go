@@ -97,6 +97,8 @@ type Options struct {
 	Traverser string
 	// Format is the match format of Allocation.String (default "rv1").
 	Format string
+	// Limits bound the inputs of the Matcher's methods (zero: defaults).
+	Limits Limits
 }
 
 // JobState is the state of a job in the job table.
@@ -179,6 +181,7 @@ func New(g *graph.Graph, opts Options) (*Matcher, error) {
 	m, err := match.New(g, match.Options{
 		Policy: opts.Policy, Subsystems: opts.Subsystems, PruneFilters: opts.PruneFilters,
 		NoPruneFilters: opts.NoPruneFilters, Traverser: opts.Traverser,
+		MaxFindDepth: opts.Limits.withDefaults().MaxDepth,
 	})
 	if err != nil {
 		var ce *match.ConfigError
@@ -476,6 +479,9 @@ func (x *Matcher) FindAt(criteria, format string, now int64) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
 		return "", relabel(err, "find")
+	}
+	if err := x.opts.Limits.checkFind(criteria); err != nil {
+		return "", fromMatch("find", err)
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
