@@ -487,12 +487,12 @@ func cloneIndex[K comparable](m map[K][]VertexID) map[K][]VertexID {
 	return c
 }
 
-// MaxDepth bounds the depth of a resource graph (edges from a subsystem
-// root to its deepest vertex) that the matcher accepts: its walks recurse
-// once per level, so a user-supplied graph must not make that recursion
-// unbounded. Real graphs are a few levels deep (cluster, rack, node,
-// socket, core); readers may reject deeper graphs earlier with the same
-// bound.
+// MaxDepth is the hard ceiling on the depth of a resource graph (edges from
+// a subsystem root to its deepest vertex) that the matcher walks: its walks
+// recurse once per level, so no graph, however it was built, may make that
+// recursion unbounded. Readers refuse deeper inputs much earlier, by
+// default at DefaultMaxDepth (ReadLimits.MaxDepth); a reader limit raised
+// above MaxDepth still meets this one when the graph is matched.
 const MaxDepth = 1 << 14
 
 // Depth returns the length of the longest path from the root of subsystem
