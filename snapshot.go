@@ -49,6 +49,8 @@ type snapshotDoc struct {
 	Matcher *match.State `json:"matcher"`
 	Jobs    []snapJob    `json:"jobs"`
 	Next    uint64       `json:"next_job"`
+	// Grant is a child instance's grant (hierarchy.go), absent otherwise.
+	Grant *Grant `json:"grant,omitempty"`
 }
 
 type snapJob struct {
@@ -61,10 +63,12 @@ type snapJob struct {
 
 // Snapshot writes the Matcher's complete state (graph, allocations,
 // reservations, statuses, job table and job-id counter) to w.
-func (x *Matcher) Snapshot(w io.Writer) error {
+func (x *Matcher) Snapshot(w io.Writer) error { return x.snapshotWith(w, nil) }
+
+func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 	x.mu.RLock()
 	st, err := x.m.State()
-	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next}
+	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next, Grant: grant}
 	for _, j := range x.jobsLocked() {
 		doc.Jobs = append(doc.Jobs, snapJob{j.ID, j.State.String(), j.Start, j.End, int64(j.Overhead)})
 	}
@@ -87,42 +91,48 @@ func (x *Matcher) Snapshot(w io.Writer) error {
 // with the saved Options. Every error wraps ErrSnapshot. The match
 // statistics of Stat start again from zero.
 func Restore(r io.Reader) (*Matcher, error) {
+	x, _, err := restoreWith(r)
+	return x, err
+}
+
+// restoreWith is Restore that also returns a child's grant.
+func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: not a gzip stream: %v", ErrSnapshot, err)
+		return nil, nil, fmt.Errorf("gofluxion: %w: not a gzip stream: %v", ErrSnapshot, err)
 	}
 	var doc snapshotDoc
 	dec := json.NewDecoder(zr)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
+		return nil, nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
 	}
 	if _, err := io.Copy(io.Discard, zr); err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
+		return nil, nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
 	}
 	if doc.Format != snapshotFormat {
-		return nil, fmt.Errorf("gofluxion: %w: format %q, want %q", ErrSnapshot, doc.Format, snapshotFormat)
+		return nil, nil, fmt.Errorf("gofluxion: %w: format %q, want %q", ErrSnapshot, doc.Format, snapshotFormat)
 	}
 	if doc.Version != SnapshotVersion {
-		return nil, fmt.Errorf("gofluxion: %w: version %d, this build reads version %d", ErrSnapshot, doc.Version, SnapshotVersion)
+		return nil, nil, fmt.Errorf("gofluxion: %w: version %d, this build reads version %d", ErrSnapshot, doc.Version, SnapshotVersion)
 	}
 	if doc.Matcher == nil {
-		return nil, fmt.Errorf("gofluxion: %w: no matcher state", ErrSnapshot)
+		return nil, nil, fmt.Errorf("gofluxion: %w: no matcher state", ErrSnapshot)
 	}
 	m, err := match.Restore(doc.Matcher)
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
+		return nil, nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
 	}
 	x := wrap(m, doc.Options)
 	for _, j := range doc.Jobs {
 		st, ok := map[string]JobState{"ALLOCATED": Allocated, "RESERVED": Reserved, "CANCELED": Canceled}[j.State]
 		if !ok {
-			return nil, fmt.Errorf("gofluxion: %w: job %d has state %q", ErrSnapshot, j.ID, j.State)
+			return nil, nil, fmt.Errorf("gofluxion: %w: job %d has state %q", ErrSnapshot, j.ID, j.State)
 		}
 		x.jobs[j.ID] = &Job{ID: j.ID, State: st, Start: j.Start, End: j.End, Overhead: durationNS(j.Overhead)}
 	}
 	x.next = max(doc.Next, 1)
-	return x, nil
+	return x, doc.Grant, nil
 }
 
 // RestoreFrom replaces x's state (graph, schedule, job table and Options)
