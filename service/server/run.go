@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/service/pb"
+	"google.golang.org/grpc"
+)
+
+// Main runs gofluxiond with the given arguments (without the program
+// name) until SIGINT or SIGTERM; it returns the exit status.
+func Main(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gofluxiond", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		mode      = fs.String("mode", "standalone", "standalone (journal on local disk) or raft (replicated)")
+		listen    = fs.String("listen", "127.0.0.1:7070", "gRPC address")
+		httpAddr  = fs.String("http", "", "HTTP address of /healthz, /readyz and /metrics (empty: none)")
+		dir       = fs.String("data", "gofluxiond-data", "state directory")
+		graphFile = fs.String("graph", "demo", `resource graph: a GRUG (.graphml), JGF (.json) or hwloc (.xml) file, or "demo"`)
+		policy    = fs.String("policy", "", "match policy (default first)")
+		subs      = fs.String("subsystems", "", "matcher subsystems (default CA)")
+		snapEvery = fs.Int("snapshot-every", 0, "operations between snapshots (standalone default 10000; raft default 8192)")
+		id        = fs.String("id", "", "raft: this replica's id (default: the -raft address)")
+		raftAddr  = fs.String("raft", "127.0.0.1:7080", "raft: address of the Raft transport")
+		advertise = fs.String("advertise", "", "raft: gRPC address other replicas and clients reach this one at (default -listen)")
+		bootstrap = fs.Bool("bootstrap", false, "raft: create the cluster from -peers (on every founding replica, first start only)")
+		peers     = fs.String("peers", "", "raft: founding replicas as id/raft-address/grpc-address,... (this one included)")
+		join      = fs.String("join", "", "raft: gRPC address of a member to ask to add this replica")
+		logLevel  = fs.String("log-level", "warn", "raft log level")
+		election  = fs.Duration("election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := log.New(stderr, "gofluxiond: ", log.LstdFlags)
+	initial := func() (*gofluxion.Matcher, error) {
+		var g, err = loadGraph(*graphFile)
+		if err != nil {
+			return nil, err
+		}
+		return gofluxion.New(g, gofluxion.Options{Policy: *policy, Subsystems: *subs})
+	}
+	if *advertise == "" {
+		*advertise = *listen
+	}
+	var b Backend
+	var metrics *Metrics
+	info := func() *pb.ClusterInfo {
+		if b == nil {
+			return &pb.ClusterInfo{}
+		}
+		return b.Cluster()
+	}
+	metrics = NewMetrics(info)
+	switch *mode {
+	case "standalone":
+		s, err := OpenStandalone(StandaloneOptions{Dir: *dir, Initial: initial, SnapshotEvery: *snapEvery, Metrics: metrics})
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		b = s
+	case "raft":
+		if *id == "" {
+			*id = *raftAddr
+		}
+		ps, err := parsePeers(*peers)
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, GRPCAddr: *advertise,
+			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
+			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics})
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		b = r
+	default:
+		logger.Printf("unknown -mode %q (standalone or raft)", *mode)
+		return 2
+	}
+	lis, err := net.Listen("tcp", *listen)
+	if err != nil {
+		logger.Print(err)
+		b.Close()
+		return 1
+	}
+	gs := grpc.NewServer(grpc.MaxRecvMsgSize(maxRecord))
+	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
+	go gs.Serve(lis)
+	var hs *http.Server
+	if *httpAddr != "" {
+		hs = &http.Server{Addr: *httpAddr, Handler: HTTPHandler(b, metrics), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				logger.Print(err)
+			}
+		}()
+	}
+	if *join != "" {
+		go joinCluster(logger, *join, *id, *raftAddr, *advertise)
+	}
+	logger.Printf("serving %s mode on %s", *mode, lis.Addr())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	gs.GracefulStop()
+	if hs != nil {
+		hs.Close()
+	}
+	if err := b.Close(); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}
+
+func loadGraph(file string) (g *graphT, err error) {
+	if file == "demo" {
+		return gofluxion.DemoGraph(), nil
+	}
+	return gofluxion.ReadGraphFile(file)
+}
+
+func parsePeers(s string) ([]Peer, error) {
+	var out []Peer
+	for _, p := range strings.Split(s, ",") {
+		if p == "" {
+			continue
+		}
+		f := strings.Split(p, "/")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("peer %q is not id/raft-address/grpc-address", p)
+		}
+		out = append(out, Peer{ID: f[0], RaftAddr: f[1], GRPCAddr: f[2]})
+	}
+	return out, nil
+}
+
+// joinCluster asks the member at addr (or the leader it names) to add this
+// replica, until it succeeds.
+func joinCluster(logger *log.Logger, addr, id, raftAddr, grpcAddr string) {
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecureCreds()))
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			var tr trailer
+			_, err = pb.NewMatcherClient(cc).Join(ctx, &pb.JoinRequest{Id: id, RaftAddress: raftAddr, GrpcAddress: grpcAddr}, tr.opt())
+			cancel()
+			cc.Close()
+			if err == nil {
+				logger.Printf("joined the cluster through %s", addr)
+				return
+			}
+			if l := tr.leader(); l != "" {
+				addr = l
+			}
+		}
+		logger.Printf("join through %s: %v (retrying)", addr, err)
+		time.Sleep(delay)
+	}
+}
