@@ -51,6 +51,9 @@ type ReplicatedOptions struct {
 	// SnapshotThreshold is the number of log entries between FSM
 	// snapshots (raft's default 8192 when 0).
 	SnapshotThreshold uint64
+	// TrailingLogs is the number of entries kept after a snapshot
+	// (raft's default 10240 when 0).
+	TrailingLogs uint64
 	// Timeouts: heartbeat/election (default 1s, raft's) and lease.
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout time.Duration
 	ApplyTimeout                                          time.Duration // default 10s
@@ -134,6 +137,9 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 	conf.Logger = logger
 	if o.SnapshotThreshold > 0 {
 		conf.SnapshotThreshold = o.SnapshotThreshold
+	}
+	if o.TrailingLogs > 0 {
+		conf.TrailingLogs = o.TrailingLogs
 	}
 	if o.HeartbeatTimeout > 0 {
 		conf.HeartbeatTimeout = o.HeartbeatTimeout
