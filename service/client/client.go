@@ -69,6 +69,9 @@ type Client struct {
 	leader atomic.Int32
 	seq    atomic.Uint64
 	types  atomic.Pointer[[]string]
+
+	flight   sync.Mutex
+	inflight map[uint64]bool // seqs sent and not yet answered
 }
 
 var _ gofluxion.Interface = (*Client)(nil)
@@ -94,7 +97,7 @@ func Dial(addrs []string, opts ...Options) (*Client, error) {
 		_, _ = rand.Read(b[:])
 		o.ID = hex.EncodeToString(b[:])
 	}
-	c := &Client{opts: o}
+	c := &Client{opts: o, inflight: map[uint64]bool{}}
 	for _, a := range addrs {
 		if _, err := c.conn(a); err != nil {
 			c.Close()
@@ -206,7 +209,19 @@ func (c *Client) call(ctx context.Context, anyReplica bool, f func(ctx context.C
 // Apply commits op (its client and seq are set here) and returns the raw
 // result, for tools and tests that need the commit index.
 func (c *Client) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
+	c.flight.Lock()
 	op.Client, op.Seq = c.opts.ID, c.seq.Add(1)
+	c.inflight[op.Seq] = true
+	op.Acked = op.Seq
+	for s := range c.inflight {
+		op.Acked = min(op.Acked, s)
+	}
+	c.flight.Unlock()
+	defer func() {
+		c.flight.Lock()
+		delete(c.inflight, op.Seq)
+		c.flight.Unlock()
+	}()
 	var res *pb.Result
 	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error

@@ -31,9 +31,12 @@ type Op struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// client and seq identify the request: a retried request (same client
 	// and seq) is answered from the state machine's session table instead of
-	// being applied twice. seq 0 disables deduplication.
+	// being applied twice. seq 0 disables deduplication. acked tells that
+	// the client has its answers to every seq below it, so the table can
+	// forget them (a client may have several requests in flight).
 	Client string `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
 	Seq    uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	Acked  uint64 `protobuf:"varint,3,opt,name=acked,proto3" json:"acked,omitempty"`
 	// Types that are valid to be assigned to Kind:
 	//
 	//	*Op_Match
@@ -86,6 +89,13 @@ func (x *Op) GetClient() string {
 func (x *Op) GetSeq() uint64 {
 	if x != nil {
 		return x.Seq
+	}
+	return 0
+}
+
+func (x *Op) GetAcked() uint64 {
+	if x != nil {
+		return x.Acked
 	}
 	return 0
 }
@@ -1621,10 +1631,11 @@ var File_gofluxion_v1_matcher_proto protoreflect.FileDescriptor
 
 const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\n" +
-	"\x1agofluxion/v1/matcher.proto\x12\fgofluxion.v1\"\xc3\x02\n" +
+	"\x1agofluxion/v1/matcher.proto\x12\fgofluxion.v1\"\xd9\x02\n" +
 	"\x02Op\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x10\n" +
-	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12+\n" +
+	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x14\n" +
+	"\x05acked\x18\x03 \x01(\x04R\x05acked\x12+\n" +
 	"\x05match\x18\n" +
 	" \x01(\v2\x13.gofluxion.v1.MatchH\x00R\x05match\x12.\n" +
 	"\x06cancel\x18\v \x01(\v2\x14.gofluxion.v1.CancelH\x00R\x06cancel\x12D\n" +

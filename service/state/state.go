@@ -32,9 +32,10 @@ import (
 const MaxSessions = 4096
 
 type session struct {
-	Seq    uint64 `json:"seq"`
-	Index  uint64 `json:"index"` // last use
-	Result []byte `json:"result"`
+	// Acked: the client has the answers of every seq below it.
+	Acked   uint64            `json:"acked"`
+	Index   uint64            `json:"index"` // last use
+	Results map[uint64][]byte `json:"results"`
 }
 
 // State is the state machine. Apply and Restore must be called from one
@@ -73,18 +74,28 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 	if index > s.applied {
 		s.applied = index
 	}
+	var se *session
 	if op.GetSeq() != 0 {
-		if se, ok := s.sessions[op.GetClient()]; ok && op.GetSeq() <= se.Seq {
-			se.Index = index
-			s.mu.Unlock()
-			if op.GetSeq() == se.Seq {
-				var r pb.Result
-				if proto.Unmarshal(se.Result, &r) == nil {
-					return &r
-				}
+		se = s.sessions[op.GetClient()]
+		if se == nil {
+			se = &session{Results: map[uint64][]byte{}}
+			s.sessions[op.GetClient()] = se
+			if len(s.sessions) > MaxSessions {
+				s.evict(op.GetClient())
 			}
+		}
+		se.Index = index
+		se.ack(op.GetAcked())
+		if b, ok := se.Results[op.GetSeq()]; ok {
+			s.mu.Unlock()
+			var r pb.Result
+			if proto.Unmarshal(b, &r) == nil {
+				return &r
+			}
+		} else if op.GetSeq() < se.Acked {
+			s.mu.Unlock()
 			return &pb.Result{Index: index, Error: &pb.Error{Kind: "invalid",
-				Message: fmt.Sprintf("request %d of client %s is older than its last one (%d): not applied", op.GetSeq(), op.GetClient(), se.Seq)}}
+				Message: fmt.Sprintf("request %d of client %s was answered already (the client acknowledged every request below %d): not applied again", op.GetSeq(), op.GetClient(), se.Acked)}}
 		}
 	}
 	m := s.m
@@ -92,23 +103,33 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 	// Reads go on meanwhile: the matcher has its own lock.
 	r := apply(m, op)
 	r.Index = index
-	if op.GetSeq() != 0 {
+	if se != nil {
 		b, _ := proto.Marshal(r)
 		s.mu.Lock()
-		s.sessions[op.GetClient()] = &session{Seq: op.GetSeq(), Index: index, Result: b}
-		if len(s.sessions) > MaxSessions {
-			s.evict()
-		}
+		se.Results[op.GetSeq()] = b
 		s.mu.Unlock()
 	}
 	return r
 }
 
-func (s *State) evict() {
+// ack forgets the results the client acknowledged.
+func (se *session) ack(acked uint64) {
+	if acked <= se.Acked {
+		return
+	}
+	se.Acked = acked
+	for seq := range se.Results {
+		if seq < acked {
+			delete(se.Results, seq)
+		}
+	}
+}
+
+func (s *State) evict(keep string) {
 	var oldest string
 	var at uint64
 	for c, se := range s.sessions {
-		if oldest == "" || se.Index < at || se.Index == at && c < oldest {
+		if c != keep && (oldest == "" || se.Index < at || se.Index == at && c < oldest) {
 			oldest, at = c, se.Index
 		}
 	}
@@ -185,6 +206,10 @@ func (s *State) Freeze() *Frozen {
 	h := header{Format: snapshotFormat, Version: 1, Applied: s.applied, Sessions: map[string]*session{}}
 	for c, se := range s.sessions {
 		cp := *se
+		cp.Results = make(map[uint64][]byte, len(se.Results))
+		for k, v := range se.Results {
+			cp.Results[k] = v
+		}
 		h.Sessions[c] = &cp
 	}
 	return &Frozen{h: h, m: s.m.Clone()}
@@ -223,6 +248,11 @@ func (s *State) Restore(r io.Reader) error {
 	}
 	if h.Sessions == nil {
 		h.Sessions = map[string]*session{}
+	}
+	for _, se := range h.Sessions {
+		if se.Results == nil {
+			se.Results = map[uint64][]byte{}
+		}
 	}
 	s.mu.Lock()
 	s.m, s.applied, s.sessions = m, h.Applied, h.Sessions
