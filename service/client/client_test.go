@@ -18,7 +18,9 @@ import (
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 )
 
-func demo() (*gofluxion.Matcher, error) { return gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{}) }
+func demo() (*gofluxion.Matcher, error) {
+	return gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+}
 
 func startRemote(t *testing.T) *client.Client {
 	t.Helper()

@@ -75,7 +75,6 @@ func benchOps(b *testing.B, m gofluxion.Interface, nclients int) {
 	b.ReportMetric(0, "ns/op")
 }
 
-
 func BenchmarkOps(b *testing.B) {
 	for _, n := range []int{1, 16} {
 		b.Run(fmt.Sprintf("inprocess/clients=%d", n), func(b *testing.B) {
@@ -157,4 +156,3 @@ func startRaft3(b *testing.B) []string {
 		}
 	}
 }
-

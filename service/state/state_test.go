@@ -11,7 +11,7 @@ import (
 )
 
 const job = `version: 1
-resources: [{type: node, count: 1, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]}]
+resources: [{type: node, count: 1, with: [{type: socket, count: 1, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]}]}]
 attributes: {system: {duration: 10}}
 tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 `
