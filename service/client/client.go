@@ -257,6 +257,29 @@ func (c *Client) Cluster(ctx context.Context) (*pb.ClusterInfo, error) {
 	return res, err
 }
 
+// Join asks the leader to add the replica id, whose Raft transport is at
+// raftAddr and gRPC server at grpcAddr, as a voter.
+func (c *Client) Join(ctx context.Context, id, raftAddr, grpcAddr string) (*pb.ClusterInfo, error) {
+	var res *pb.ClusterInfo
+	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+		var err error
+		res, err = s.Join(ctx, &pb.JoinRequest{Id: id, RaftAddress: raftAddr, GrpcAddress: grpcAddr}, o...)
+		return err
+	})
+	return res, err
+}
+
+// Leave asks the leader to remove the replica id.
+func (c *Client) Leave(ctx context.Context, id string) (*pb.ClusterInfo, error) {
+	var res *pb.ClusterInfo
+	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+		var err error
+		res, err = s.Leave(ctx, &pb.LeaveRequest{Id: id}, o...)
+		return err
+	})
+	return res, err
+}
+
 // With returns the client's operations bound to ctx (its deadline and
 // cancellation), as a gofluxion.Interface.
 func (c *Client) With(ctx context.Context) *Bound { return &Bound{c: c, ctx: ctx} }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,8 +39,11 @@ type Peer struct {
 type ReplicatedOptions struct {
 	ID       string
 	Dir      string
-	RaftAddr string // address to bind and advertise for Raft
-	GRPCAddr string // this replica's gRPC address, for leader hints
+	RaftAddr string // address to bind for Raft
+	// RaftAdvertise is the address other replicas reach this one at, a
+	// host name allowed (a StatefulSet pod's DNS name); default RaftAddr.
+	RaftAdvertise string
+	GRPCAddr      string // this replica's gRPC address, for leader hints
 	// Bootstrap, on a replica without state, creates the cluster with
 	// Peers as its first configuration (give every founding replica the
 	// same list). Replicas added later start without it and are joined.
@@ -164,7 +168,12 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		if snaps, err = raft.NewFileSnapshotStoreWithLogger(o.Dir, 2, logger); err != nil {
 			return nil, err
 		}
-		if trans, err = raft.NewTCPTransportWithLogger(o.RaftAddr, nil, 3, 10*time.Second, logger); err != nil {
+		if o.RaftAdvertise == "" {
+			trans, err = raft.NewTCPTransportWithLogger(o.RaftAddr, nil, 3, 10*time.Second, logger)
+		} else {
+			trans, err = namedTransport(o.RaftAddr, o.RaftAdvertise, logger)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -329,4 +338,31 @@ func (b *Replicated) Close() error {
 		err = errors.Join(err, b.bolt.Close())
 	}
 	return err
+}
+
+// namedTransport is raft's TCP transport advertising a host name instead
+// of an IP address, so a replica keeps its address when it comes back
+// with another IP (a Kubernetes pod).
+func namedTransport(bind, advertise string, logger hclog.Logger) (raft.Transport, error) {
+	l, err := net.Listen("tcp", bind)
+	if err != nil {
+		return nil, err
+	}
+	return raft.NewNetworkTransportWithLogger(&namedStream{l, nameAddr(advertise)}, 3, 10*time.Second, logger), nil
+}
+
+type nameAddr string
+
+func (a nameAddr) Network() string { return "tcp" }
+func (a nameAddr) String() string  { return string(a) }
+
+type namedStream struct {
+	net.Listener
+	addr nameAddr
+}
+
+func (s *namedStream) Addr() net.Addr { return s.addr }
+
+func (s *namedStream) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	return net.DialTimeout("tcp", string(address), timeout)
 }

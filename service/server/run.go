@@ -35,7 +35,8 @@ func Main(args []string, stderr io.Writer) int {
 		subs      = fs.String("subsystems", "", "matcher subsystems (default CA)")
 		snapEvery = fs.Int("snapshot-every", 0, "operations between snapshots (standalone default 10000; raft default 8192)")
 		id        = fs.String("id", "", "raft: this replica's id (default: the -raft address)")
-		raftAddr  = fs.String("raft", "127.0.0.1:7080", "raft: address of the Raft transport")
+		raftAddr  = fs.String("raft", "127.0.0.1:7080", "raft: address the Raft transport binds")
+		raftAdv   = fs.String("raft-advertise", "", "raft: address (a host name allowed) other replicas reach this one's Raft transport at (default -raft)")
 		advertise = fs.String("advertise", "", "raft: gRPC address other replicas and clients reach this one at (default -listen)")
 		bootstrap = fs.Bool("bootstrap", false, "raft: create the cluster from -peers (on every founding replica, first start only)")
 		peers     = fs.String("peers", "", "raft: founding replicas as id/raft-address/grpc-address,... (this one included)")
@@ -83,7 +84,7 @@ func Main(args []string, stderr io.Writer) int {
 			logger.Print(err)
 			return 2
 		}
-		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, GRPCAddr: *advertise,
+		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, RaftAdvertise: *raftAdv, GRPCAddr: *advertise,
 			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
 			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics})
 		if err != nil {
@@ -114,7 +115,11 @@ func Main(args []string, stderr io.Writer) int {
 		}()
 	}
 	if *join != "" {
-		go joinCluster(logger, *join, *id, *raftAddr, *advertise)
+		ra := *raftAddr
+		if *raftAdv != "" {
+			ra = *raftAdv
+		}
+		go joinCluster(logger, *join, *id, ra, *advertise)
 	}
 	logger.Printf("serving %s mode on %s", *mode, lis.Addr())
 	sig := make(chan os.Signal, 1)
