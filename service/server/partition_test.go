@@ -24,6 +24,23 @@ func matchOp(seq uint64, id uint64, at int64) *pb.Op {
 		Op: int32(gofluxion.Allocate), Jobspec: jobspecYAML(1, 100), WithId: true, Id: id, At: at}}}
 }
 
+// applyOnLeader applies op on whichever of rs leads, retrying while the
+// leadership moves (elections are quick here and the race detector slow).
+func applyOnLeader(t *testing.T, rs []*memReplica, op *pb.Op) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		l := waitLeader(t, rs)
+		res, err := l.b.Apply(context.Background(), op)
+		if err == nil && res.GetError() == nil {
+			return
+		}
+		if err == nil || time.Now().After(deadline) {
+			t.Fatalf("apply %v: %v %v", op, err, res.GetError())
+		}
+	}
+}
+
 func waitLeader(t *testing.T, rs []*memReplica) *memReplica {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -65,7 +82,7 @@ func TestPartitionMinorityLeaderCannotCommit(t *testing.T) {
 		b, err := server.OpenReplicated(server.ReplicatedOptions{ID: r.id, Bootstrap: true, Peers: peers,
 			Initial:   func() (*gofluxion.Matcher, error) { return gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{}) },
 			Transport: r.trans, Logs: store, Stable: store, Snaps: raft.NewInmemSnapshotStore(),
-			HeartbeatTimeout: 100 * time.Millisecond, ElectionTimeout: 100 * time.Millisecond, LeaderLeaseTimeout: 50 * time.Millisecond,
+			HeartbeatTimeout: 200 * time.Millisecond, ElectionTimeout: 200 * time.Millisecond, LeaderLeaseTimeout: 100 * time.Millisecond,
 			SnapshotThreshold: 40, TrailingLogs: 5, ApplyTimeout: 2 * time.Second, LogLevel: "off"})
 		if err != nil {
 			t.Fatal(err)
@@ -74,15 +91,12 @@ func TestPartitionMinorityLeaderCannotCommit(t *testing.T) {
 		t.Cleanup(func() { b.Close() })
 	}
 	ctx := context.Background()
-	old := waitLeader(t, rs)
 	seq := uint64(0)
 	for i := range 20 {
 		seq++
-		res, err := old.b.Apply(ctx, matchOp(seq, uint64(100+i), int64(i)))
-		if err != nil || res.GetError() != nil {
-			t.Fatalf("apply %d: %v %v", i, err, res.GetError())
-		}
+		applyOnLeader(t, rs, matchOp(seq, uint64(100+i), int64(i)))
 	}
+	old := waitLeader(t, rs)
 
 	// Partition the leader.
 	old.trans.DisconnectAll()
@@ -108,14 +122,11 @@ func TestPartitionMinorityLeaderCannotCommit(t *testing.T) {
 			majority = append(majority, r)
 		}
 	}
-	nl := waitLeader(t, majority)
 	for i := range 100 {
 		seq++
-		res, err := nl.b.Apply(ctx, matchOp(seq, uint64(200+i), int64(1000+i)))
-		if err != nil || res.GetError() != nil {
-			t.Fatalf("majority apply %d: %v %v", i, err, res.GetError())
-		}
+		applyOnLeader(t, majority, matchOp(seq, uint64(200+i), int64(1000+i)))
 	}
+	nl := waitLeader(t, majority)
 
 	// A snapshot compacts the majority's log, so healing must send it.
 	if err := nl.b.Raft().Snapshot().Error(); err != nil {

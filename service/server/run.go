@@ -23,30 +23,16 @@ import (
 // Main runs gofluxiond with the given arguments (without the program
 // name) until SIGINT or SIGTERM; it returns the exit status.
 func Main(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gofluxiond", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		mode      = fs.String("mode", "standalone", "standalone (journal on local disk) or raft (replicated)")
-		listen    = fs.String("listen", "127.0.0.1:7070", "gRPC address")
-		httpAddr  = fs.String("http", "", "HTTP address of /healthz, /readyz and /metrics (empty: none)")
-		dir       = fs.String("data", "gofluxiond-data", "state directory")
-		graphFile = fs.String("graph", "demo", `resource graph: a GRUG (.graphml), JGF (.json) or hwloc (.xml) file, or "demo"`)
-		policy    = fs.String("policy", "", "match policy (default first)")
-		subs      = fs.String("subsystems", "", "matcher subsystems (default CA)")
-		snapEvery = fs.Int("snapshot-every", 0, "operations between snapshots (standalone default 10000; raft default 8192)")
-		id        = fs.String("id", "", "raft: this replica's id (default: the -raft address)")
-		raftAddr  = fs.String("raft", "127.0.0.1:7080", "raft: address the Raft transport binds")
-		raftAdv   = fs.String("raft-advertise", "", "raft: address (a host name allowed) other replicas reach this one's Raft transport at (default -raft)")
-		advertise = fs.String("advertise", "", "raft: gRPC address other replicas and clients reach this one at (default -listen)")
-		bootstrap = fs.Bool("bootstrap", false, "raft: create the cluster from -peers (on every founding replica, first start only)")
-		peers     = fs.String("peers", "", "raft: founding replicas as id/raft-address/grpc-address,... (this one included)")
-		join      = fs.String("join", "", "raft: gRPC address of a member to ask to add this replica")
-		logLevel  = fs.String("log-level", "warn", "raft log level")
-		election  = fs.Duration("election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
-	)
-	if err := fs.Parse(args); err != nil {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
 		return 2
 	}
+	var (
+		mode, listen, httpAddr, dir, graphFile = &c.mode, &c.listen, &c.httpAddr, &c.dir, &c.graphFile
+		policy, subs, snapEvery, id, raftAddr  = &c.policy, &c.subs, &c.snapEvery, &c.id, &c.raftAddr
+		raftAdv, advertise, bootstrap, peers   = &c.raftAdv, &c.advertise, &c.bootstrap, &c.peers
+		join, logLevel, election               = &c.join, &c.logLevel, &c.election
+	)
 	logger := log.New(stderr, "gofluxiond: ", log.LstdFlags)
 	initial := func() (*gofluxion.Matcher, error) {
 		var g, err = loadGraph(*graphFile)
@@ -134,6 +120,51 @@ func Main(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+type config struct {
+	mode, listen, httpAddr, dir, graphFile, policy, subs string
+	snapEvery                                            int
+	id, raftAddr, raftAdv, advertise, peers, join        string
+	bootstrap                                            bool
+	logLevel                                             string
+	election                                             time.Duration
+}
+
+// parseArgs parses gofluxiond's command line.
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("gofluxiond", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.mode, "mode", "standalone", "standalone (journal on local disk) or raft (replicated)")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC address")
+	fs.StringVar(&c.httpAddr, "http", "", "HTTP address of /healthz, /readyz and /metrics (empty: none)")
+	fs.StringVar(&c.dir, "data", "gofluxiond-data", "state directory")
+	fs.StringVar(&c.graphFile, "graph", "demo", `resource graph: a GRUG (.graphml), JGF (.json) or hwloc (.xml) file, or "demo"`)
+	fs.StringVar(&c.policy, "policy", "", "match policy (default first)")
+	fs.StringVar(&c.subs, "subsystems", "", "matcher subsystems (default CA)")
+	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "operations between snapshots (standalone default 10000; raft default 8192)")
+	fs.StringVar(&c.id, "id", "", "raft: this replica's id (default: the -raft address)")
+	fs.StringVar(&c.raftAddr, "raft", "127.0.0.1:7080", "raft: address the Raft transport binds")
+	fs.StringVar(&c.raftAdv, "raft-advertise", "", "raft: address (a host name allowed) other replicas reach this one's Raft transport at (default -raft)")
+	fs.StringVar(&c.advertise, "advertise", "", "raft: gRPC address other replicas and clients reach this one at (default -listen)")
+	fs.BoolVar(&c.bootstrap, "bootstrap", false, "raft: create the cluster from -peers (on every founding replica; ignored once it has state)")
+	fs.StringVar(&c.peers, "peers", "", "raft: founding replicas as id/raft-address/grpc-address,... (this one included)")
+	fs.StringVar(&c.join, "join", "", "raft: gRPC address of a member to ask to add this replica")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "raft log level")
+	fs.DurationVar(&c.election, "election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "gofluxiond: unexpected arguments %q\n", fs.Args())
+		return nil, fmt.Errorf("unexpected arguments")
+	}
+	if _, err := parsePeers(c.peers); err != nil {
+		fmt.Fprintln(stderr, "gofluxiond:", err)
+		return nil, err
+	}
+	return c, nil
 }
 
 func loadGraph(file string) (g *graphT, err error) {
