@@ -54,7 +54,7 @@ type GrantPart struct {
 // Window returns the grant's window: from the latest part's start (the
 // earliest time at which all of the child's resources are its own) to the
 // common end.
-func (g *Grant) Window() (start, end int64) {
+func (g Grant) Window() (start, end int64) {
 	for i, p := range g.Parts {
 		if i == 0 || p.Start > start {
 			start = p.Start
