@@ -418,6 +418,37 @@ func jobOf(j *pb.Job) gofluxion.Job {
 	return gofluxion.Job{ID: j.GetId(), State: gofluxion.JobState(j.GetState()), Start: j.GetStart(), End: j.GetEnd(), Overhead: time.Duration(j.GetOverheadNs())}
 }
 
+// Attach grows the service's graph with a JGF subgraph (Matcher.Attach).
+func (b *Bound) Attach(jgf []byte) error {
+	return resultErr(b.c.Apply(b.ctx, &pb.Op{Kind: &pb.Op_Attach{Attach: &pb.Attach{Jgf: jgf}}}))
+}
+
+// Remove removes the subgraph at path (Matcher.Remove).
+func (b *Bound) Remove(path string) error {
+	return resultErr(b.c.Apply(b.ctx, &pb.Op{Kind: &pb.Op_Remove{Remove: &pb.Remove{Path: path}}}))
+}
+
+// RemoveRanks releases and removes ranks (Matcher.RemoveRanks).
+func (b *Bound) RemoveRanks(ranks string) error {
+	return resultErr(b.c.Apply(b.ctx, &pb.Op{Kind: &pb.Op_RemoveRanks{RemoveRanks: &pb.RemoveRanks{Ranks: ranks}}}))
+}
+
+// SetRankStatus marks ranks up or down (Matcher.SetRankStatus).
+func (b *Bound) SetRankStatus(ranks string, up bool) error {
+	return resultErr(b.c.Apply(b.ctx, &pb.Op{Kind: &pb.Op_SetRankStatus{SetRankStatus: &pb.SetRankStatus{Ranks: ranks, Up: up}}}))
+}
+
+// Stats returns Matcher.Stat's vertex, edge and live job counts (the
+// match timings are the server's own and are not sent).
+func (b *Bound) Stats() (gofluxion.Stats, error) {
+	res, err := b.c.query(b.ctx, &pb.QueryRequest{Kind: &pb.QueryRequest_Stat{Stat: &pb.Stat{}}})
+	if err != nil {
+		return gofluxion.Stats{}, err
+	}
+	s := res.GetStats()
+	return gofluxion.Stats{Vertices: int(s.GetVertices()), Edges: int(s.GetEdges()), Jobs: int(s.GetJobs())}, nil
+}
+
 // Info implements gofluxion.Interface.
 func (b *Bound) Info(id uint64) (gofluxion.Job, error) {
 	res, err := b.c.query(b.ctx, &pb.QueryRequest{Kind: &pb.QueryRequest_Info{Info: &pb.Info{Id: id}}})
@@ -538,3 +569,18 @@ func (c *Client) SetStatus(path string, up bool) error { return c.bg().SetStatus
 
 // Snapshot implements gofluxion.Interface.
 func (c *Client) Snapshot(w io.Writer) error { return c.bg().Snapshot(w) }
+
+// Attach grows the service's graph with a JGF subgraph.
+func (c *Client) Attach(jgf []byte) error { return c.bg().Attach(jgf) }
+
+// Remove removes the subgraph at path.
+func (c *Client) Remove(path string) error { return c.bg().Remove(path) }
+
+// RemoveRanks releases and removes ranks.
+func (c *Client) RemoveRanks(ranks string) error { return c.bg().RemoveRanks(ranks) }
+
+// SetRankStatus marks ranks up or down.
+func (c *Client) SetRankStatus(ranks string, up bool) error { return c.bg().SetRankStatus(ranks, up) }
+
+// Stats returns the service matcher's vertex, edge and live job counts.
+func (c *Client) Stats() (gofluxion.Stats, error) { return c.bg().Stats() }

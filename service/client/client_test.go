@@ -142,6 +142,38 @@ func TestInterfaceDifferential(t *testing.T) {
 	if a != b {
 		t.Fatal("the remote snapshot restores to another state")
 	}
+	// Graph operations (those the Kubernetes plugin uses) agree too.
+	type graphOps interface {
+		Attach([]byte) error
+		Remove(string) error
+		RemoveRanks(string) error
+		SetRankStatus(string, bool) error
+	}
+	node6, _ := local.FindAt("names=node6", "jgf", 0)
+	for _, m := range []graphOps{local, remote} {
+		if err := m.Remove("/demo0/rack1/node6"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetRankStatus("3", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.RemoveRanks("5"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Attach([]byte(node6)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, crit := range []string{"status=up", "status=down", "sched-now=allocated"} {
+		a, _ := remote.FindAt(crit, "jgf", 0)
+		b, _ := local.FindAt(crit, "jgf", 0)
+		if a != b {
+			t.Fatalf("after graph operations, find %q differs", crit)
+		}
+	}
+	if st, err := remote.Stats(); err != nil || st.Vertices != local.Stat().Vertices || st.Jobs != local.Stat().Jobs {
+		t.Fatalf("stats %+v (%v), local %+v", st, err, local.Stat())
+	}
 	// Errors keep their sentinel across the wire.
 	if err := remote.Cancel(123456); !errors.Is(err, gofluxion.ErrNotFound) {
 		t.Fatalf("cancel of an unknown job: %v", err)

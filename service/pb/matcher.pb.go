@@ -44,6 +44,10 @@ type Op struct {
 	//	*Op_PartialCancel
 	//	*Op_Update
 	//	*Op_SetStatus
+	//	*Op_Attach
+	//	*Op_Remove
+	//	*Op_RemoveRanks
+	//	*Op_SetRankStatus
 	Kind          isOp_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -152,6 +156,42 @@ func (x *Op) GetSetStatus() *SetStatus {
 	return nil
 }
 
+func (x *Op) GetAttach() *Attach {
+	if x != nil {
+		if x, ok := x.Kind.(*Op_Attach); ok {
+			return x.Attach
+		}
+	}
+	return nil
+}
+
+func (x *Op) GetRemove() *Remove {
+	if x != nil {
+		if x, ok := x.Kind.(*Op_Remove); ok {
+			return x.Remove
+		}
+	}
+	return nil
+}
+
+func (x *Op) GetRemoveRanks() *RemoveRanks {
+	if x != nil {
+		if x, ok := x.Kind.(*Op_RemoveRanks); ok {
+			return x.RemoveRanks
+		}
+	}
+	return nil
+}
+
+func (x *Op) GetSetRankStatus() *SetRankStatus {
+	if x != nil {
+		if x, ok := x.Kind.(*Op_SetRankStatus); ok {
+			return x.SetRankStatus
+		}
+	}
+	return nil
+}
+
 type isOp_Kind interface {
 	isOp_Kind()
 }
@@ -176,6 +216,22 @@ type Op_SetStatus struct {
 	SetStatus *SetStatus `protobuf:"bytes,14,opt,name=set_status,json=setStatus,proto3,oneof"`
 }
 
+type Op_Attach struct {
+	Attach *Attach `protobuf:"bytes,15,opt,name=attach,proto3,oneof"`
+}
+
+type Op_Remove struct {
+	Remove *Remove `protobuf:"bytes,16,opt,name=remove,proto3,oneof"`
+}
+
+type Op_RemoveRanks struct {
+	RemoveRanks *RemoveRanks `protobuf:"bytes,17,opt,name=remove_ranks,json=removeRanks,proto3,oneof"`
+}
+
+type Op_SetRankStatus struct {
+	SetRankStatus *SetRankStatus `protobuf:"bytes,18,opt,name=set_rank_status,json=setRankStatus,proto3,oneof"`
+}
+
 func (*Op_Match) isOp_Kind() {}
 
 func (*Op_Cancel) isOp_Kind() {}
@@ -185,6 +241,14 @@ func (*Op_PartialCancel) isOp_Kind() {}
 func (*Op_Update) isOp_Kind() {}
 
 func (*Op_SetStatus) isOp_Kind() {}
+
+func (*Op_Attach) isOp_Kind() {}
+
+func (*Op_Remove) isOp_Kind() {}
+
+func (*Op_RemoveRanks) isOp_Kind() {}
+
+func (*Op_SetRankStatus) isOp_Kind() {}
 
 type Match struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -462,6 +526,194 @@ func (x *SetStatus) GetUp() bool {
 	return false
 }
 
+// Attach grows the graph with a JGF subgraph (Matcher.Attach).
+type Attach struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Jgf           []byte                 `protobuf:"bytes,1,opt,name=jgf,proto3" json:"jgf,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Attach) Reset() {
+	*x = Attach{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attach) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attach) ProtoMessage() {}
+
+func (x *Attach) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attach.ProtoReflect.Descriptor instead.
+func (*Attach) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Attach) GetJgf() []byte {
+	if x != nil {
+		return x.Jgf
+	}
+	return nil
+}
+
+// Remove removes the subgraph at path (Matcher.Remove).
+type Remove struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Remove) Reset() {
+	*x = Remove{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Remove) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Remove) ProtoMessage() {}
+
+func (x *Remove) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Remove.ProtoReflect.Descriptor instead.
+func (*Remove) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Remove) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+// RemoveRanks releases and removes the ranks of an idset (Matcher.RemoveRanks).
+type RemoveRanks struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ranks         string                 `protobuf:"bytes,1,opt,name=ranks,proto3" json:"ranks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveRanks) Reset() {
+	*x = RemoveRanks{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveRanks) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveRanks) ProtoMessage() {}
+
+func (x *RemoveRanks) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveRanks.ProtoReflect.Descriptor instead.
+func (*RemoveRanks) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RemoveRanks) GetRanks() string {
+	if x != nil {
+		return x.Ranks
+	}
+	return ""
+}
+
+// SetRankStatus marks ranks up or down (Matcher.SetRankStatus).
+type SetRankStatus struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ranks         string                 `protobuf:"bytes,1,opt,name=ranks,proto3" json:"ranks,omitempty"`
+	Up            bool                   `protobuf:"varint,2,opt,name=up,proto3" json:"up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetRankStatus) Reset() {
+	*x = SetRankStatus{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRankStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRankStatus) ProtoMessage() {}
+
+func (x *SetRankStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRankStatus.ProtoReflect.Descriptor instead.
+func (*SetRankStatus) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SetRankStatus) GetRanks() string {
+	if x != nil {
+		return x.Ranks
+	}
+	return ""
+}
+
+func (x *SetRankStatus) GetUp() bool {
+	if x != nil {
+		return x.Up
+	}
+	return false
+}
+
 type Error struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// kind names the gofluxion sentinel: busy, unsatisfiable, invalid,
@@ -474,7 +726,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +738,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +751,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{6}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Error) GetKind() string {
@@ -528,7 +780,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -540,7 +792,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -553,7 +805,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{7}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Result) GetIndex() uint64 {
@@ -597,6 +849,7 @@ type QueryRequest struct {
 	//	*QueryRequest_Satisfiable
 	//	*QueryRequest_Status
 	//	*QueryRequest_Types
+	//	*QueryRequest_Stat
 	Kind          isQueryRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -604,7 +857,7 @@ type QueryRequest struct {
 
 func (x *QueryRequest) Reset() {
 	*x = QueryRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -616,7 +869,7 @@ func (x *QueryRequest) String() string {
 func (*QueryRequest) ProtoMessage() {}
 
 func (x *QueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -629,7 +882,7 @@ func (x *QueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryRequest.ProtoReflect.Descriptor instead.
 func (*QueryRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{8}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *QueryRequest) GetStale() bool {
@@ -709,6 +962,15 @@ func (x *QueryRequest) GetTypes() *Types {
 	return nil
 }
 
+func (x *QueryRequest) GetStat() *Stat {
+	if x != nil {
+		if x, ok := x.Kind.(*QueryRequest_Stat); ok {
+			return x.Stat
+		}
+	}
+	return nil
+}
+
 type isQueryRequest_Kind interface {
 	isQueryRequest_Kind()
 }
@@ -741,6 +1003,10 @@ type QueryRequest_Types struct {
 	Types *Types `protobuf:"bytes,16,opt,name=types,proto3,oneof"`
 }
 
+type QueryRequest_Stat struct {
+	Stat *Stat `protobuf:"bytes,17,opt,name=stat,proto3,oneof"`
+}
+
 func (*QueryRequest_Info) isQueryRequest_Kind() {}
 
 func (*QueryRequest_Jobs) isQueryRequest_Kind() {}
@@ -755,6 +1021,8 @@ func (*QueryRequest_Status) isQueryRequest_Kind() {}
 
 func (*QueryRequest_Types) isQueryRequest_Kind() {}
 
+func (*QueryRequest_Stat) isQueryRequest_Kind() {}
+
 type Info struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -764,7 +1032,7 @@ type Info struct {
 
 func (x *Info) Reset() {
 	*x = Info{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -776,7 +1044,7 @@ func (x *Info) String() string {
 func (*Info) ProtoMessage() {}
 
 func (x *Info) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -789,7 +1057,7 @@ func (x *Info) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Info.ProtoReflect.Descriptor instead.
 func (*Info) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{9}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Info) GetId() uint64 {
@@ -807,7 +1075,7 @@ type Jobs struct {
 
 func (x *Jobs) Reset() {
 	*x = Jobs{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -819,7 +1087,7 @@ func (x *Jobs) String() string {
 func (*Jobs) ProtoMessage() {}
 
 func (x *Jobs) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -832,7 +1100,7 @@ func (x *Jobs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Jobs.ProtoReflect.Descriptor instead.
 func (*Jobs) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{10}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{14}
 }
 
 type Find struct {
@@ -846,7 +1114,7 @@ type Find struct {
 
 func (x *Find) Reset() {
 	*x = Find{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +1126,7 @@ func (x *Find) String() string {
 func (*Find) ProtoMessage() {}
 
 func (x *Find) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +1139,7 @@ func (x *Find) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Find.ProtoReflect.Descriptor instead.
 func (*Find) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{11}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Find) GetCriteria() string {
@@ -905,7 +1173,7 @@ type Explain struct {
 
 func (x *Explain) Reset() {
 	*x = Explain{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -917,7 +1185,7 @@ func (x *Explain) String() string {
 func (*Explain) ProtoMessage() {}
 
 func (x *Explain) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -930,7 +1198,7 @@ func (x *Explain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Explain.ProtoReflect.Descriptor instead.
 func (*Explain) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{12}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Explain) GetJobspec() []byte {
@@ -956,7 +1224,7 @@ type Satisfiable struct {
 
 func (x *Satisfiable) Reset() {
 	*x = Satisfiable{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1236,7 @@ func (x *Satisfiable) String() string {
 func (*Satisfiable) ProtoMessage() {}
 
 func (x *Satisfiable) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1249,7 @@ func (x *Satisfiable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Satisfiable.ProtoReflect.Descriptor instead.
 func (*Satisfiable) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{13}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Satisfiable) GetJobspec() []byte {
@@ -1000,7 +1268,7 @@ type Status struct {
 
 func (x *Status) Reset() {
 	*x = Status{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1280,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1293,7 @@ func (x *Status) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Status.ProtoReflect.Descriptor instead.
 func (*Status) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{14}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Status) GetPath() string {
@@ -1043,7 +1311,7 @@ type Types struct {
 
 func (x *Types) Reset() {
 	*x = Types{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1055,7 +1323,7 @@ func (x *Types) String() string {
 func (*Types) ProtoMessage() {}
 
 func (x *Types) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1068,7 +1336,103 @@ func (x *Types) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Types.ProtoReflect.Descriptor instead.
 func (*Types) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{15}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{19}
+}
+
+type Stat struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Stat) Reset() {
+	*x = Stat{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Stat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Stat) ProtoMessage() {}
+
+func (x *Stat) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Stat.ProtoReflect.Descriptor instead.
+func (*Stat) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{20}
+}
+
+type Stats struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Vertices      int64                  `protobuf:"varint,1,opt,name=vertices,proto3" json:"vertices,omitempty"`
+	Edges         int64                  `protobuf:"varint,2,opt,name=edges,proto3" json:"edges,omitempty"`
+	Jobs          int64                  `protobuf:"varint,3,opt,name=jobs,proto3" json:"jobs,omitempty"` // allocated or reserved now
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Stats) Reset() {
+	*x = Stats{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Stats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Stats) ProtoMessage() {}
+
+func (x *Stats) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Stats.ProtoReflect.Descriptor instead.
+func (*Stats) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Stats) GetVertices() int64 {
+	if x != nil {
+		return x.Vertices
+	}
+	return 0
+}
+
+func (x *Stats) GetEdges() int64 {
+	if x != nil {
+		return x.Edges
+	}
+	return 0
+}
+
+func (x *Stats) GetJobs() int64 {
+	if x != nil {
+		return x.Jobs
+	}
+	return 0
 }
 
 type Job struct {
@@ -1084,7 +1448,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1096,7 +1460,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1109,7 +1473,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{16}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Job) GetId() uint64 {
@@ -1157,13 +1521,14 @@ type QueryResponse struct {
 	Explanation   []byte                 `protobuf:"bytes,6,opt,name=explanation,proto3" json:"explanation,omitempty"` // JSON of gofluxion.Explanation
 	Up            bool                   `protobuf:"varint,7,opt,name=up,proto3" json:"up,omitempty"`
 	Types         []string               `protobuf:"bytes,8,rep,name=types,proto3" json:"types,omitempty"`
+	Stats         *Stats                 `protobuf:"bytes,9,opt,name=stats,proto3" json:"stats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *QueryResponse) Reset() {
 	*x = QueryResponse{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1175,7 +1540,7 @@ func (x *QueryResponse) String() string {
 func (*QueryResponse) ProtoMessage() {}
 
 func (x *QueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1188,7 +1553,7 @@ func (x *QueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryResponse.ProtoReflect.Descriptor instead.
 func (*QueryResponse) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{17}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *QueryResponse) GetError() *Error {
@@ -1247,6 +1612,13 @@ func (x *QueryResponse) GetTypes() []string {
 	return nil
 }
 
+func (x *QueryResponse) GetStats() *Stats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
 type SnapshotRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Stale         bool                   `protobuf:"varint,1,opt,name=stale,proto3" json:"stale,omitempty"`
@@ -1256,7 +1628,7 @@ type SnapshotRequest struct {
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1640,7 @@ func (x *SnapshotRequest) String() string {
 func (*SnapshotRequest) ProtoMessage() {}
 
 func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1653,7 @@ func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{18}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SnapshotRequest) GetStale() bool {
@@ -1300,7 +1672,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1312,7 +1684,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1325,7 +1697,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{19}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Chunk) GetData() []byte {
@@ -1343,7 +1715,7 @@ type ClusterRequest struct {
 
 func (x *ClusterRequest) Reset() {
 	*x = ClusterRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1355,7 +1727,7 @@ func (x *ClusterRequest) String() string {
 func (*ClusterRequest) ProtoMessage() {}
 
 func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1368,7 +1740,7 @@ func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterRequest.ProtoReflect.Descriptor instead.
 func (*ClusterRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{20}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
 }
 
 type Member struct {
@@ -1382,7 +1754,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1394,7 +1766,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1407,7 +1779,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Member) GetId() string {
@@ -1446,7 +1818,7 @@ type ClusterInfo struct {
 
 func (x *ClusterInfo) Reset() {
 	*x = ClusterInfo{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1458,7 +1830,7 @@ func (x *ClusterInfo) String() string {
 func (*ClusterInfo) ProtoMessage() {}
 
 func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1471,7 +1843,7 @@ func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterInfo.ProtoReflect.Descriptor instead.
 func (*ClusterInfo) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ClusterInfo) GetId() string {
@@ -1534,7 +1906,7 @@ type JoinRequest struct {
 
 func (x *JoinRequest) Reset() {
 	*x = JoinRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1546,7 +1918,7 @@ func (x *JoinRequest) String() string {
 func (*JoinRequest) ProtoMessage() {}
 
 func (x *JoinRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1559,7 +1931,7 @@ func (x *JoinRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
 func (*JoinRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *JoinRequest) GetId() string {
@@ -1592,7 +1964,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1604,7 +1976,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1617,7 +1989,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *LeaveRequest) GetId() string {
@@ -1631,7 +2003,7 @@ var File_gofluxion_v1_matcher_proto protoreflect.FileDescriptor
 
 const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\n" +
-	"\x1agofluxion/v1/matcher.proto\x12\fgofluxion.v1\"\xd9\x02\n" +
+	"\x1agofluxion/v1/matcher.proto\x12\fgofluxion.v1\"\xc0\x04\n" +
 	"\x02Op\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x14\n" +
@@ -1642,7 +2014,11 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x0epartial_cancel\x18\f \x01(\v2\x1b.gofluxion.v1.PartialCancelH\x00R\rpartialCancel\x12.\n" +
 	"\x06update\x18\r \x01(\v2\x14.gofluxion.v1.UpdateH\x00R\x06update\x128\n" +
 	"\n" +
-	"set_status\x18\x0e \x01(\v2\x17.gofluxion.v1.SetStatusH\x00R\tsetStatusB\x06\n" +
+	"set_status\x18\x0e \x01(\v2\x17.gofluxion.v1.SetStatusH\x00R\tsetStatus\x12.\n" +
+	"\x06attach\x18\x0f \x01(\v2\x14.gofluxion.v1.AttachH\x00R\x06attach\x12.\n" +
+	"\x06remove\x18\x10 \x01(\v2\x14.gofluxion.v1.RemoveH\x00R\x06remove\x12>\n" +
+	"\fremove_ranks\x18\x11 \x01(\v2\x19.gofluxion.v1.RemoveRanksH\x00R\vremoveRanks\x12E\n" +
+	"\x0fset_rank_status\x18\x12 \x01(\v2\x1b.gofluxion.v1.SetRankStatusH\x00R\rsetRankStatusB\x06\n" +
 	"\x04kind\"j\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02op\x18\x01 \x01(\x05R\x02op\x12\x18\n" +
@@ -1660,6 +2036,15 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x01r\x18\x02 \x01(\fR\x01r\"/\n" +
 	"\tSetStatus\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x0e\n" +
+	"\x02up\x18\x02 \x01(\bR\x02up\"\x1a\n" +
+	"\x06Attach\x12\x10\n" +
+	"\x03jgf\x18\x01 \x01(\fR\x03jgf\"\x1c\n" +
+	"\x06Remove\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\"#\n" +
+	"\vRemoveRanks\x12\x14\n" +
+	"\x05ranks\x18\x01 \x01(\tR\x05ranks\"5\n" +
+	"\rSetRankStatus\x12\x14\n" +
+	"\x05ranks\x18\x01 \x01(\tR\x05ranks\x12\x0e\n" +
 	"\x02up\x18\x02 \x01(\bR\x02up\"5\n" +
 	"\x05Error\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x18\n" +
@@ -1670,7 +2055,7 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\n" +
 	"allocation\x18\x03 \x01(\fR\n" +
 	"allocation\x12\x12\n" +
-	"\x04full\x18\x04 \x01(\bR\x04full\"\xf9\x02\n" +
+	"\x04full\x18\x04 \x01(\bR\x04full\"\xa3\x03\n" +
 	"\fQueryRequest\x12\x14\n" +
 	"\x05stale\x18\x01 \x01(\bR\x05stale\x12(\n" +
 	"\x04info\x18\n" +
@@ -1680,7 +2065,8 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\aexplain\x18\r \x01(\v2\x15.gofluxion.v1.ExplainH\x00R\aexplain\x12=\n" +
 	"\vsatisfiable\x18\x0e \x01(\v2\x19.gofluxion.v1.SatisfiableH\x00R\vsatisfiable\x12.\n" +
 	"\x06status\x18\x0f \x01(\v2\x14.gofluxion.v1.StatusH\x00R\x06status\x12+\n" +
-	"\x05types\x18\x10 \x01(\v2\x13.gofluxion.v1.TypesH\x00R\x05typesB\x06\n" +
+	"\x05types\x18\x10 \x01(\v2\x13.gofluxion.v1.TypesH\x00R\x05types\x12(\n" +
+	"\x04stat\x18\x11 \x01(\v2\x12.gofluxion.v1.StatH\x00R\x04statB\x06\n" +
 	"\x04kind\"\x16\n" +
 	"\x04Info\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\x06\n" +
@@ -1696,14 +2082,19 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\ajobspec\x18\x01 \x01(\fR\ajobspec\"\x1c\n" +
 	"\x06Status\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\"\a\n" +
-	"\x05Types\"t\n" +
+	"\x05Types\"\x06\n" +
+	"\x04Stat\"M\n" +
+	"\x05Stats\x12\x1a\n" +
+	"\bvertices\x18\x01 \x01(\x03R\bvertices\x12\x14\n" +
+	"\x05edges\x18\x02 \x01(\x03R\x05edges\x12\x12\n" +
+	"\x04jobs\x18\x03 \x01(\x03R\x04jobs\"t\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\x05R\x05state\x12\x14\n" +
 	"\x05start\x18\x03 \x01(\x03R\x05start\x12\x10\n" +
 	"\x03end\x18\x04 \x01(\x03R\x03end\x12\x1f\n" +
 	"\voverhead_ns\x18\x05 \x01(\x03R\n" +
-	"overheadNs\"\xf8\x01\n" +
+	"overheadNs\"\xa3\x02\n" +
 	"\rQueryResponse\x12)\n" +
 	"\x05error\x18\x01 \x01(\v2\x13.gofluxion.v1.ErrorR\x05error\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x04R\x05index\x12#\n" +
@@ -1712,7 +2103,8 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x04text\x18\x05 \x01(\tR\x04text\x12 \n" +
 	"\vexplanation\x18\x06 \x01(\fR\vexplanation\x12\x0e\n" +
 	"\x02up\x18\a \x01(\bR\x02up\x12\x14\n" +
-	"\x05types\x18\b \x03(\tR\x05types\"'\n" +
+	"\x05types\x18\b \x03(\tR\x05types\x12)\n" +
+	"\x05stats\x18\t \x01(\v2\x13.gofluxion.v1.StatsR\x05stats\"'\n" +
 	"\x0fSnapshotRequest\x12\x14\n" +
 	"\x05stale\x18\x01 \x01(\bR\x05stale\"\x1b\n" +
 	"\x05Chunk\x12\x12\n" +
@@ -1756,7 +2148,7 @@ func file_gofluxion_v1_matcher_proto_rawDescGZIP() []byte {
 	return file_gofluxion_v1_matcher_proto_rawDescData
 }
 
-var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*Op)(nil),              // 0: gofluxion.v1.Op
 	(*Match)(nil),           // 1: gofluxion.v1.Match
@@ -1764,25 +2156,31 @@ var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*PartialCancel)(nil),   // 3: gofluxion.v1.PartialCancel
 	(*Update)(nil),          // 4: gofluxion.v1.Update
 	(*SetStatus)(nil),       // 5: gofluxion.v1.SetStatus
-	(*Error)(nil),           // 6: gofluxion.v1.Error
-	(*Result)(nil),          // 7: gofluxion.v1.Result
-	(*QueryRequest)(nil),    // 8: gofluxion.v1.QueryRequest
-	(*Info)(nil),            // 9: gofluxion.v1.Info
-	(*Jobs)(nil),            // 10: gofluxion.v1.Jobs
-	(*Find)(nil),            // 11: gofluxion.v1.Find
-	(*Explain)(nil),         // 12: gofluxion.v1.Explain
-	(*Satisfiable)(nil),     // 13: gofluxion.v1.Satisfiable
-	(*Status)(nil),          // 14: gofluxion.v1.Status
-	(*Types)(nil),           // 15: gofluxion.v1.Types
-	(*Job)(nil),             // 16: gofluxion.v1.Job
-	(*QueryResponse)(nil),   // 17: gofluxion.v1.QueryResponse
-	(*SnapshotRequest)(nil), // 18: gofluxion.v1.SnapshotRequest
-	(*Chunk)(nil),           // 19: gofluxion.v1.Chunk
-	(*ClusterRequest)(nil),  // 20: gofluxion.v1.ClusterRequest
-	(*Member)(nil),          // 21: gofluxion.v1.Member
-	(*ClusterInfo)(nil),     // 22: gofluxion.v1.ClusterInfo
-	(*JoinRequest)(nil),     // 23: gofluxion.v1.JoinRequest
-	(*LeaveRequest)(nil),    // 24: gofluxion.v1.LeaveRequest
+	(*Attach)(nil),          // 6: gofluxion.v1.Attach
+	(*Remove)(nil),          // 7: gofluxion.v1.Remove
+	(*RemoveRanks)(nil),     // 8: gofluxion.v1.RemoveRanks
+	(*SetRankStatus)(nil),   // 9: gofluxion.v1.SetRankStatus
+	(*Error)(nil),           // 10: gofluxion.v1.Error
+	(*Result)(nil),          // 11: gofluxion.v1.Result
+	(*QueryRequest)(nil),    // 12: gofluxion.v1.QueryRequest
+	(*Info)(nil),            // 13: gofluxion.v1.Info
+	(*Jobs)(nil),            // 14: gofluxion.v1.Jobs
+	(*Find)(nil),            // 15: gofluxion.v1.Find
+	(*Explain)(nil),         // 16: gofluxion.v1.Explain
+	(*Satisfiable)(nil),     // 17: gofluxion.v1.Satisfiable
+	(*Status)(nil),          // 18: gofluxion.v1.Status
+	(*Types)(nil),           // 19: gofluxion.v1.Types
+	(*Stat)(nil),            // 20: gofluxion.v1.Stat
+	(*Stats)(nil),           // 21: gofluxion.v1.Stats
+	(*Job)(nil),             // 22: gofluxion.v1.Job
+	(*QueryResponse)(nil),   // 23: gofluxion.v1.QueryResponse
+	(*SnapshotRequest)(nil), // 24: gofluxion.v1.SnapshotRequest
+	(*Chunk)(nil),           // 25: gofluxion.v1.Chunk
+	(*ClusterRequest)(nil),  // 26: gofluxion.v1.ClusterRequest
+	(*Member)(nil),          // 27: gofluxion.v1.Member
+	(*ClusterInfo)(nil),     // 28: gofluxion.v1.ClusterInfo
+	(*JoinRequest)(nil),     // 29: gofluxion.v1.JoinRequest
+	(*LeaveRequest)(nil),    // 30: gofluxion.v1.LeaveRequest
 }
 var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
 	1,  // 0: gofluxion.v1.Op.match:type_name -> gofluxion.v1.Match
@@ -1790,35 +2188,41 @@ var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
 	3,  // 2: gofluxion.v1.Op.partial_cancel:type_name -> gofluxion.v1.PartialCancel
 	4,  // 3: gofluxion.v1.Op.update:type_name -> gofluxion.v1.Update
 	5,  // 4: gofluxion.v1.Op.set_status:type_name -> gofluxion.v1.SetStatus
-	6,  // 5: gofluxion.v1.Result.error:type_name -> gofluxion.v1.Error
-	9,  // 6: gofluxion.v1.QueryRequest.info:type_name -> gofluxion.v1.Info
-	10, // 7: gofluxion.v1.QueryRequest.jobs:type_name -> gofluxion.v1.Jobs
-	11, // 8: gofluxion.v1.QueryRequest.find:type_name -> gofluxion.v1.Find
-	12, // 9: gofluxion.v1.QueryRequest.explain:type_name -> gofluxion.v1.Explain
-	13, // 10: gofluxion.v1.QueryRequest.satisfiable:type_name -> gofluxion.v1.Satisfiable
-	14, // 11: gofluxion.v1.QueryRequest.status:type_name -> gofluxion.v1.Status
-	15, // 12: gofluxion.v1.QueryRequest.types:type_name -> gofluxion.v1.Types
-	6,  // 13: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
-	16, // 14: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
-	16, // 15: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
-	21, // 16: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
-	0,  // 17: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
-	8,  // 18: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
-	18, // 19: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
-	20, // 20: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
-	23, // 21: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
-	24, // 22: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
-	7,  // 23: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
-	17, // 24: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
-	19, // 25: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
-	22, // 26: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
-	22, // 27: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
-	22, // 28: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
-	23, // [23:29] is the sub-list for method output_type
-	17, // [17:23] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	6,  // 5: gofluxion.v1.Op.attach:type_name -> gofluxion.v1.Attach
+	7,  // 6: gofluxion.v1.Op.remove:type_name -> gofluxion.v1.Remove
+	8,  // 7: gofluxion.v1.Op.remove_ranks:type_name -> gofluxion.v1.RemoveRanks
+	9,  // 8: gofluxion.v1.Op.set_rank_status:type_name -> gofluxion.v1.SetRankStatus
+	10, // 9: gofluxion.v1.Result.error:type_name -> gofluxion.v1.Error
+	13, // 10: gofluxion.v1.QueryRequest.info:type_name -> gofluxion.v1.Info
+	14, // 11: gofluxion.v1.QueryRequest.jobs:type_name -> gofluxion.v1.Jobs
+	15, // 12: gofluxion.v1.QueryRequest.find:type_name -> gofluxion.v1.Find
+	16, // 13: gofluxion.v1.QueryRequest.explain:type_name -> gofluxion.v1.Explain
+	17, // 14: gofluxion.v1.QueryRequest.satisfiable:type_name -> gofluxion.v1.Satisfiable
+	18, // 15: gofluxion.v1.QueryRequest.status:type_name -> gofluxion.v1.Status
+	19, // 16: gofluxion.v1.QueryRequest.types:type_name -> gofluxion.v1.Types
+	20, // 17: gofluxion.v1.QueryRequest.stat:type_name -> gofluxion.v1.Stat
+	10, // 18: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
+	22, // 19: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
+	22, // 20: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
+	21, // 21: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
+	27, // 22: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
+	0,  // 23: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
+	12, // 24: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
+	24, // 25: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
+	26, // 26: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
+	29, // 27: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
+	30, // 28: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
+	11, // 29: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
+	23, // 30: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
+	25, // 31: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
+	28, // 32: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
+	28, // 33: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
+	28, // 34: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
+	29, // [29:35] is the sub-list for method output_type
+	23, // [23:29] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_gofluxion_v1_matcher_proto_init() }
@@ -1832,8 +2236,12 @@ func file_gofluxion_v1_matcher_proto_init() {
 		(*Op_PartialCancel)(nil),
 		(*Op_Update)(nil),
 		(*Op_SetStatus)(nil),
+		(*Op_Attach)(nil),
+		(*Op_Remove)(nil),
+		(*Op_RemoveRanks)(nil),
+		(*Op_SetRankStatus)(nil),
 	}
-	file_gofluxion_v1_matcher_proto_msgTypes[8].OneofWrappers = []any{
+	file_gofluxion_v1_matcher_proto_msgTypes[12].OneofWrappers = []any{
 		(*QueryRequest_Info)(nil),
 		(*QueryRequest_Jobs)(nil),
 		(*QueryRequest_Find)(nil),
@@ -1841,6 +2249,7 @@ func file_gofluxion_v1_matcher_proto_init() {
 		(*QueryRequest_Satisfiable)(nil),
 		(*QueryRequest_Status)(nil),
 		(*QueryRequest_Types)(nil),
+		(*QueryRequest_Stat)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1848,7 +2257,7 @@ func file_gofluxion_v1_matcher_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gofluxion_v1_matcher_proto_rawDesc), len(file_gofluxion_v1_matcher_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

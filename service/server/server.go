@@ -106,6 +106,14 @@ func opKind(op *pb.Op) string {
 		return "update"
 	case *pb.Op_SetStatus:
 		return "set_status"
+	case *pb.Op_Attach:
+		return "attach"
+	case *pb.Op_Remove:
+		return "remove"
+	case *pb.Op_RemoveRanks:
+		return "remove_ranks"
+	case *pb.Op_SetRankStatus:
+		return "set_rank_status"
 	}
 	return "unknown"
 }
@@ -190,6 +198,10 @@ func (s *Service) Query(ctx context.Context, q *pb.QueryRequest) (*pb.QueryRespo
 	case *pb.QueryRequest_Types:
 		kind = "types"
 		out.Types = graphTypes(m)
+	case *pb.QueryRequest_Stat:
+		kind = "stat"
+		st := m.Stat()
+		out.Stats = &pb.Stats{Vertices: int64(st.Vertices), Edges: int64(st.Edges), Jobs: int64(st.Jobs)}
 	default:
 		qerr = fmt.Errorf("unknown query: %w", gofluxion.ErrInvalid)
 	}

@@ -159,6 +159,14 @@ func apply(m *gofluxion.Matcher, op *pb.Op) *pb.Result {
 		}
 	case *pb.Op_SetStatus:
 		err = m.SetStatus(k.SetStatus.GetPath(), k.SetStatus.GetUp())
+	case *pb.Op_Attach:
+		err = m.Attach(k.Attach.GetJgf())
+	case *pb.Op_Remove:
+		err = m.Remove(k.Remove.GetPath())
+	case *pb.Op_RemoveRanks:
+		err = m.RemoveRanks(k.RemoveRanks.GetRanks())
+	case *pb.Op_SetRankStatus:
+		err = m.SetRankStatus(k.SetRankStatus.GetRanks(), k.SetRankStatus.GetUp())
 	default:
 		err = fmt.Errorf("unknown operation: %w", gofluxion.ErrInvalid)
 	}
