@@ -2,8 +2,8 @@ package gofluxion
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
@@ -28,6 +28,9 @@ type wireAllocation struct {
 	Events     []wireEvent  `json:"events"`
 	Times      *[2]int64    `json:"times,omitempty"`
 	Attrs      [][2]string  `json:"attrs,omitempty"`
+	// Leaf says, by Resources index, that the vertex has no children in
+	// the sender's graph (the emitted subgraph cannot tell).
+	Leaf []bool `json:"leaf,omitempty"`
 }
 
 // allocFields is Allocation without its methods, so that encoding/json
@@ -123,10 +126,16 @@ func (c *capture) Render() (string, error) { return "", nil }
 // JSON document; see UnmarshalBinary). Allocations of a remote matcher
 // encode the same way.
 func (a *Allocation) MarshalBinary() ([]byte, error) {
-	out := &wireAllocation{Version: allocationWireVersion, Fields: allocFields(*a), Format: a.format}
+	out := &wireAllocation{Version: allocationWireVersion, Fields: allocFields(*a), Format: a.format, Leaf: a.leaf}
 	if a.rec != nil && a.g != nil {
 		c := &capture{verts: map[graph.VertexID]int32{}, edges: map[graph.EdgeID]int32{}, g: a.g, out: out}
+		if a.mu != nil {
+			a.mu.RLock()
+		}
 		a.rec.Replay(a.g, c)
+		if a.mu != nil {
+			a.mu.RUnlock()
+		}
 		out.Events, out.Times, out.Attrs = c.events, c.times, c.attrs
 	}
 	return json.Marshal(out)
@@ -138,13 +147,13 @@ func (a *Allocation) MarshalBinary() ([]byte, error) {
 func (a *Allocation) UnmarshalBinary(data []byte) error {
 	var in wireAllocation
 	if err := json.Unmarshal(data, &in); err != nil {
-		return fmt.Errorf("gofluxion: decode allocation: %v: %w", err, ErrInvalid)
+		return newError("decode allocation", ErrInvalid, err, "%v", err)
 	}
 	if in.Version != allocationWireVersion {
-		return fmt.Errorf("gofluxion: decode allocation: version %d, want %d: %w", in.Version, allocationWireVersion, ErrInvalid)
+		return invalidf("decode allocation", "version %d, want %d", in.Version, allocationWireVersion)
 	}
 	bad := func(what string, args ...any) error {
-		return fmt.Errorf("gofluxion: decode allocation: %s: %w", fmt.Sprintf(what, args...), ErrInvalid)
+		return invalidf("decode allocation", what, args...)
 	}
 	g := graph.New()
 	types := make([]graph.TypeID, len(in.Types))
@@ -187,6 +196,9 @@ func (a *Allocation) UnmarshalBinary(data []byte) error {
 			if ev.V.ID < 0 || int32(ev.V.ID) >= nv {
 				return bad("event %d names vertex %d", i, ev.V.ID)
 			}
+			if ev.V.Level < 0 || ev.V.Level > int(nv) { // a level is a depth in the emitted tree
+				return bad("event %d has level %d", i, ev.V.Level)
+			}
 			rec.Vertex(g, ev.V)
 			continue
 		}
@@ -201,7 +213,10 @@ func (a *Allocation) UnmarshalBinary(data []byte) error {
 	for _, kv := range in.Attrs {
 		rec.Attr(kv[0], kv[1])
 	}
+	if len(in.Leaf) != len(in.Fields.Resources) {
+		return bad("%d leaf flags for %d resources", len(in.Leaf), len(in.Fields.Resources))
+	}
 	*a = Allocation(in.Fields)
-	a.g, a.rec, a.format = g, rec, in.Format
+	a.g, a.rec, a.format, a.leaf, a.mu = g, rec, in.Format, in.Leaf, &sync.RWMutex{}
 	return nil
 }

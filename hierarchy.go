@@ -3,7 +3,6 @@ package gofluxion
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -82,11 +81,11 @@ var _ Interface = (*Child)(nil)
 // run inside a's window.
 func NewChild(parent Interface, a *Allocation, opts Options) (*Child, error) {
 	if a == nil || a.JobID == 0 {
-		return nil, fmt.Errorf("gofluxion: child: no allocation (a booking match of the parent): %w", ErrInvalid)
+		return nil, invalidf("child", "no allocation (a booking match of the parent)")
 	}
 	doc, err := a.Render("jgf")
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: child: render the allocation: %w", err)
+		return nil, relabel(err, "child")
 	}
 	return newChild(parent, GrantPart{JobID: a.JobID, Start: a.Start, End: a.End, JGF: strings.TrimSpace(doc)}, opts)
 }
@@ -95,33 +94,33 @@ func NewChild(parent Interface, a *Allocation, opts Options) (*Child, error) {
 // it: an RFC 20 R with its scheduling JGF (the rv1 format), whose
 // starttime and expiration give the window.
 func NewChildFromR(parent Interface, id uint64, R []byte, opts Options) (*Child, error) {
-	d, err := parseR(R)
+	d, err := parseR("child", R)
 	if err != nil {
 		return nil, err
 	}
 	if !d.envelope || d.jgf == nil {
-		return nil, fmt.Errorf("gofluxion: child: R needs a scheduling JGF and an execution window (the rv1 format): %w", ErrInvalid)
+		return nil, invalidf("child", "R needs a scheduling JGF and an execution window (the rv1 format)")
 	}
 	var top struct {
 		Scheduling json.RawMessage `json:"scheduling"`
 	}
 	if err := json.Unmarshal(R, &top); err != nil {
-		return nil, fmt.Errorf("gofluxion: child: %v: %w", err, ErrInvalid)
+		return nil, newError("child", ErrInvalid, err, "R: %v", err)
 	}
 	return newChild(parent, GrantPart{JobID: id, Start: d.start, End: d.start + d.dur, JGF: string(top.Scheduling)}, opts)
 }
 
 func newChild(parent Interface, p GrantPart, opts Options) (*Child, error) {
 	if parent == nil {
-		return nil, fmt.Errorf("gofluxion: child: no parent: %w", ErrInvalid)
+		return nil, invalidf("child", "no parent")
 	}
 	if p.End <= p.Start {
-		return nil, fmt.Errorf("gofluxion: child: empty window [%d, %d): %w", p.Start, p.End, ErrInvalid)
+		return nil, invalidf("child", "empty window [%d, %d)", p.Start, p.End)
 	}
 	p.JGF = closedJGF(p.JGF)
 	g, err := jgf.Read([]byte(p.JGF))
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: child: read the granted subgraph: %w", err)
+		return nil, relabel(err, "child")
 	}
 	m, err := New(g, opts)
 	if err != nil {
@@ -147,7 +146,7 @@ func (c *Child) Grant() Grant {
 
 // errOutside is the error of a booking that would leave the grant's window.
 func errOutside(what string, start, end, gs, ge int64, sentinel error) error {
-	return fmt.Errorf("gofluxion: child: %s [%d, %d) is not inside the grant's window [%d, %d): %w", what, start, end, gs, ge, sentinel)
+	return newError("child", sentinel, nil, "%s [%d, %d) is not inside the grant's window [%d, %d)", what, start, end, gs, ge)
 }
 
 // fit returns js with a duration that keeps a booking at time at inside
@@ -157,7 +156,7 @@ func errOutside(what string, start, end, gs, ge int64, sentinel error) error {
 func (c *Child) fit(js *jobspec.Jobspec, at int64) (*jobspec.Jobspec, error) {
 	gs, ge := c.grant.Window()
 	if js == nil {
-		return nil, fmt.Errorf("gofluxion: child: nil jobspec: %w", ErrInvalid)
+		return nil, invalidf("child", "nil jobspec")
 	}
 	if at < gs || at >= ge {
 		return nil, errOutside("time", at, at+1, gs, ge, ErrInvalid)
@@ -169,7 +168,7 @@ func (c *Child) fit(js *jobspec.Jobspec, at int64) (*jobspec.Jobspec, error) {
 	}
 	d, ok := match.Duration(js.Duration)
 	if !ok {
-		return nil, fmt.Errorf("gofluxion: child: bad duration %v: %w", js.Duration, ErrInvalid)
+		return nil, invalidf("child", "bad duration %v", js.Duration)
 	}
 	if d > ge-at {
 		return nil, errOutside("job window", at, at+d, gs, ge, ErrUnsatisfiable)
@@ -237,7 +236,7 @@ func (c *Child) match(op Op, js *jobspec.Jobspec, id uint64, withID bool, at int
 // Update books an R made elsewhere, as Matcher.Update, if its window lies
 // inside the grant's.
 func (c *Child) Update(id uint64, R []byte) (*Allocation, error) {
-	d, err := parseR(R)
+	d, err := parseR("update", R)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +272,7 @@ func (c *Child) SetStatus(path string, up bool) error { return c.m.SetStatus(pat
 // attach is cancelled in the parent again.
 func (c *Child) Grow(js *jobspec.Jobspec, at int64) (*Allocation, error) {
 	if js == nil {
-		return nil, fmt.Errorf("gofluxion: grow: nil jobspec: %w", ErrInvalid)
+		return nil, invalidf("grow", "nil jobspec")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -285,7 +284,7 @@ func (c *Child) Grow(js *jobspec.Jobspec, at int64) (*Allocation, error) {
 	cp.Duration = float64(ge - at)
 	a, err := c.parent.Match(Allocate, &cp, at)
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: grow: %w", err)
+		return nil, relabel(err, "grow")
 	}
 	doc, err := a.Render("jgf")
 	if err == nil {
@@ -293,10 +292,11 @@ func (c *Child) Grow(js *jobspec.Jobspec, at int64) (*Allocation, error) {
 		err = c.attachGrant([]byte(doc))
 	}
 	if err != nil {
+		e := asError("grow", err)
 		if cerr := c.parent.Cancel(a.JobID); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("gofluxion: grow: give back parent job %d: %w", a.JobID, cerr))
+			e = newError("grow", e.Kind, errors.Join(err, cerr), "%s; giving back parent job %d failed too: %v", e.Msg, a.JobID, cerr)
 		}
-		return nil, fmt.Errorf("gofluxion: grow: %w", err)
+		return nil, e
 	}
 	c.grant.Parts = append(c.grant.Parts, GrantPart{JobID: a.JobID, Start: a.Start, End: a.End, JGF: strings.TrimSpace(doc)})
 	return a, nil
@@ -317,7 +317,7 @@ func (c *Child) attachGrant(doc []byte) error {
 			for _, v := range g.ByPath(p.Path) {
 				if vx := g.V(v); vx.Size != n.Metadata.Size {
 					c.m.mu.RUnlock()
-					return fmt.Errorf("%s granted again with %d units (the child has %d): pools are granted once: %w", p.Path, n.Metadata.Size, vx.Size, ErrInvalid)
+					return invalidf("grow", "%s granted again with %d units (the child has %d): pools are granted once", p.Path, n.Metadata.Size, vx.Size)
 				}
 			}
 		}
@@ -433,11 +433,11 @@ func (c *Child) Shrink(path string) error {
 	vs := g.ByPath(path)
 	if len(vs) == 0 {
 		x.mu.RUnlock()
-		return fmt.Errorf("gofluxion: shrink: no resource at path %s: %w", path, ErrNotFound)
+		return newError("shrink", ErrNotFound, nil, "no resource at path %s", path)
 	}
 	if len(g.In(vs[len(vs)-1])) == 0 {
 		x.mu.RUnlock()
-		return fmt.Errorf("gofluxion: shrink: %s is the child's root: use Release: %w", path, ErrInvalid)
+		return invalidf("shrink", "%s is the child's root: use Release", path)
 	}
 	rec := &emit.Recorder{}
 	v := x.view()
@@ -450,7 +450,7 @@ func (c *Child) Shrink(path string) error {
 	for _, ev := range rec.Vertices() {
 		if vx := g.V(ev.ID); len(vx.Paths) > 0 && under(vx.Paths[0].Path, path) {
 			x.mu.RUnlock()
-			return fmt.Errorf("gofluxion: shrink: %s is booked by a job of the child: %w", vx.Paths[0].Path, ErrBusy)
+			return newError("shrink", ErrBusy, nil, "%s is booked by a job of the child", vx.Paths[0].Path)
 		}
 	}
 	x.mu.RUnlock()
@@ -459,19 +459,19 @@ func (c *Child) Shrink(path string) error {
 	for i, p := range c.grant.Parts {
 		d, err := parsePart(p.JGF)
 		if err != nil {
-			return fmt.Errorf("gofluxion: shrink: part %d of the grant: %v: %w", p.JobID, err, ErrInvalid)
+			return newError("shrink", ErrInvalid, err, "part %d of the grant: %v", p.JobID, err)
 		}
 		for _, n := range d.nodes {
 			// Inside an exclusively granted vertex: the parent can only
 			// take it back whole.
 			if n.exclusive && n.path != path && under(path, n.path) {
-				return fmt.Errorf("gofluxion: shrink: %s lies inside %s, granted whole: shrink that: %w", path, n.path, ErrInvalid)
+				return invalidf("shrink", "%s lies inside %s, granted whole: shrink that", path, n.path)
 			}
 		}
 		docs[i] = d
 	}
 	if err := x.Remove(path); err != nil {
-		return fmt.Errorf("gofluxion: shrink: %w", err)
+		return relabel(err, "shrink")
 	}
 	var errs []error
 	keep := c.grant.Parts[:0]
@@ -496,7 +496,7 @@ func (c *Child) Shrink(path string) error {
 			err = nil
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("gofluxion: shrink: parent job %d: %w", p.JobID, err))
+			errs = append(errs, relabel(err, "shrink"))
 			keep = append(keep, p)
 			continue
 		}
@@ -541,7 +541,35 @@ func (c *Child) Shrink(path string) error {
 			removed = append(removed, p)
 		}
 	}
-	return errors.Join(errs...)
+	return joinErrs("shrink", errs)
+}
+
+// asError is err as an *Error of operation op.
+func asError(op string, err error) *Error {
+	if e, ok := relabel(err, op).(*Error); ok {
+		return e
+	}
+	kind := ErrInvalid
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			kind = s
+			break
+		}
+	}
+	return newError(op, kind, err, "%v", err)
+}
+
+// joinErrs reports the parent's failures as one *Error whose kind is the
+// first one's.
+func joinErrs(op string, errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	first := asError(op, errs[0])
+	if len(errs) == 1 {
+		return first
+	}
+	return newError(op, first.Kind, errors.Join(errs...), "%s (and %d more parent errors)", first.Msg, len(errs)-1)
 }
 
 // Release cancels every part of the grant in the parent. The child keeps
@@ -553,12 +581,12 @@ func (c *Child) Release() error {
 	keep := c.grant.Parts[:0]
 	for _, p := range c.grant.Parts {
 		if err := c.parent.Cancel(p.JobID); err != nil && !errors.Is(err, ErrNotFound) {
-			errs = append(errs, fmt.Errorf("gofluxion: release: parent job %d: %w", p.JobID, err))
+			errs = append(errs, relabel(err, "release"))
 			keep = append(keep, p)
 		}
 	}
 	c.grant.Parts = keep
-	return errors.Join(errs...)
+	return joinErrs("release", errs)
 }
 
 // Snapshot writes the child's complete state, its grant included, in the
@@ -576,14 +604,14 @@ func (c *Child) Snapshot(w io.Writer) error {
 // own: restore it separately). A snapshot without a grant is refused.
 func RestoreChild(r io.Reader, parent Interface) (*Child, error) {
 	if parent == nil {
-		return nil, fmt.Errorf("gofluxion: child: no parent: %w", ErrInvalid)
+		return nil, invalidf("child", "no parent")
 	}
 	m, g, err := restoreWith(r)
 	if err != nil {
 		return nil, err
 	}
 	if g == nil || len(g.Parts) == 0 {
-		return nil, fmt.Errorf("gofluxion: %w: not a child's snapshot (no grant)", ErrSnapshot)
+		return nil, newError("restore", ErrSnapshot, nil, "not a child's snapshot (no grant)")
 	}
 	return &Child{m: m, parent: parent, grant: *g}, nil
 }
