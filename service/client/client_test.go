@@ -65,6 +65,14 @@ func errKind(err error) string {
 	return ""
 }
 
+// errText is the error's kind and text (errors read the same remotely).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return errKind(err) + ": " + err.Error()
+}
+
 // TestInterfaceDifferential runs the same random operations through
 // gofluxion.Interface on an in-process Matcher and on the service, and
 // requires the same answers: allocations in every match format, errors
@@ -87,7 +95,7 @@ func TestInterfaceDifferential(t *testing.T) {
 			case k < 5:
 				op := []gofluxion.Op{gofluxion.Allocate, gofluxion.AllocateOrElseReserve, gofluxion.AllocateWithSatisfiability, gofluxion.WithoutAllocating}[k%4]
 				a, err := m.Match(op, js, at)
-				out[i] = errKind(err)
+				out[i] = errText(err)
 				if err == nil {
 					for _, f := range gofluxion.MatchFormats() {
 						s, _ := a.Render(f)
@@ -100,7 +108,7 @@ func TestInterfaceDifferential(t *testing.T) {
 				}
 			case k < 7 && len(ids) > 0:
 				err := m.Cancel(ids[(step*7)%len(ids)])
-				out[i] = errKind(err)
+				out[i] = errText(err)
 			case k < 8:
 				e, err := m.Explain(js, at)
 				out[i] = errKind(err) + fmt.Sprintf("%+v", e)

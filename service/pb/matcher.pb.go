@@ -718,8 +718,12 @@ type Error struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// kind names the gofluxion sentinel: busy, unsatisfiable, invalid,
 	// not_found, exists, snapshot; empty for other errors.
-	Kind          string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// message is the whole error text; for a *gofluxion.Error, op and msg
+	// are its Op and Msg, so the client rebuilds the same error.
 	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Op            string `protobuf:"bytes,3,opt,name=op,proto3" json:"op,omitempty"`
+	Msg           string `protobuf:"bytes,4,opt,name=msg,proto3" json:"msg,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -764,6 +768,20 @@ func (x *Error) GetKind() string {
 func (x *Error) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *Error) GetOp() string {
+	if x != nil {
+		return x.Op
+	}
+	return ""
+}
+
+func (x *Error) GetMsg() string {
+	if x != nil {
+		return x.Msg
 	}
 	return ""
 }
@@ -2045,10 +2063,12 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x05ranks\x18\x01 \x01(\tR\x05ranks\"5\n" +
 	"\rSetRankStatus\x12\x14\n" +
 	"\x05ranks\x18\x01 \x01(\tR\x05ranks\x12\x0e\n" +
-	"\x02up\x18\x02 \x01(\bR\x02up\"5\n" +
+	"\x02up\x18\x02 \x01(\bR\x02up\"W\n" +
 	"\x05Error\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"}\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x0e\n" +
+	"\x02op\x18\x03 \x01(\tR\x02op\x12\x10\n" +
+	"\x03msg\x18\x04 \x01(\tR\x03msg\"}\n" +
 	"\x06Result\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x04R\x05index\x12)\n" +
 	"\x05error\x18\x02 \x01(\v2\x13.gofluxion.v1.ErrorR\x05error\x12\x1e\n" +

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"fmt"
-
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/jobspec"
 )
@@ -12,7 +10,7 @@ type jobspecT = jobspec.Jobspec
 func parse(m *gofluxion.Matcher, data []byte) (*jobspec.Jobspec, error) {
 	js, err := m.ParseJobspec(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, gofluxion.ErrInvalid)
+		return nil, err
 	}
 	return js, nil
 }

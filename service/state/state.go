@@ -177,7 +177,7 @@ func apply(m *gofluxion.Matcher, op *pb.Op) *pb.Result {
 func match(m *gofluxion.Matcher, q *pb.Match) (*gofluxion.Allocation, error) {
 	js, err := m.ParseJobspec(q.GetJobspec())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, gofluxion.ErrInvalid)
+		return nil, err
 	}
 	op := gofluxion.Op(q.GetOp())
 	if op == gofluxion.Satisfiability {

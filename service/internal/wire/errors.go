@@ -26,6 +26,10 @@ func ToPB(err error) *pb.Error {
 		return nil
 	}
 	e := &pb.Error{Message: err.Error()}
+	var ge *gofluxion.Error
+	if errors.As(err, &ge) {
+		e.Op, e.Msg = ge.Op, ge.Msg
+	}
 	for _, k := range kinds {
 		if errors.Is(err, k.err) {
 			e.Kind = k.kind
@@ -45,16 +49,21 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Sentinel }
 
-// FromPB turns a wire error back into an error (nil for nil).
+// FromPB turns a wire error back into an error (nil for nil): the
+// *gofluxion.Error the server had (without its lower-layer cause), or an
+// *Error wrapping the sentinel of its kind.
 func FromPB(e *pb.Error) error {
 	if e == nil {
 		return nil
 	}
-	out := &Error{Msg: e.Message}
+	var sentinel error
 	for _, k := range kinds {
 		if k.kind == e.Kind {
-			out.Sentinel = k.err
+			sentinel = k.err
 		}
 	}
-	return out
+	if e.Op != "" && sentinel != nil {
+		return &gofluxion.Error{Op: e.Op, Kind: sentinel, Msg: e.Msg}
+	}
+	return &Error{Msg: e.Message, Sentinel: sentinel}
 }
