@@ -75,3 +75,20 @@ func TestDeployManifest(t *testing.T) {
 		t.Fatalf("headless service %v, statefulset %v", headless, sts)
 	}
 }
+
+// TestEmptyGraph: -graph empty starts from a cluster0 vertex with the
+// listed types known, as the Kubernetes plugin's matcher does.
+func TestEmptyGraph(t *testing.T) {
+	g, err := loadGraph("empty", "node,slot,core")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumVertices() != 1 || len(g.ByPath("/cluster0")) != 1 {
+		t.Fatalf("%d vertices", g.NumVertices())
+	}
+	for _, ty := range []string{"node", "slot", "core"} {
+		if _, ok := g.Types.Lookup(ty); !ok {
+			t.Fatalf("type %s unknown", ty)
+		}
+	}
+}

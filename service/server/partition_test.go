@@ -141,9 +141,11 @@ func TestPartitionMinorityLeaderCannotCommit(t *testing.T) {
 		}
 	}
 	want := nl.b.State().Applied()
-	for deadline := time.Now().Add(30 * time.Second); old.b.State().Applied() < want || old.b.Raft().AppliedIndex() < want; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the old leader did not catch up (%d < %d)", old.b.State().Applied(), want)
+	for _, r := range rs { // the old leader, and the majority's follower
+		for deadline := time.Now().Add(30 * time.Second); r.b.State().Applied() < want || r.b.Raft().AppliedIndex() < want; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not catch up (%d < %d)", r.id, r.b.State().Applied(), want)
+			}
 		}
 	}
 	if old.b.Raft().Stats()["last_snapshot_index"] == "0" {

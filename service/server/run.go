@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/service/pb"
 	"google.golang.org/grpc"
 )
@@ -35,11 +36,11 @@ func Main(args []string, stderr io.Writer) int {
 	)
 	logger := log.New(stderr, "gofluxiond: ", log.LstdFlags)
 	initial := func() (*gofluxion.Matcher, error) {
-		var g, err = loadGraph(*graphFile)
+		var g, err = loadGraph(*graphFile, c.types)
 		if err != nil {
 			return nil, err
 		}
-		return gofluxion.New(g, gofluxion.Options{Policy: *policy, Subsystems: *subs})
+		return gofluxion.New(g, gofluxion.Options{Policy: *policy, Subsystems: *subs, PruneFilters: c.prune})
 	}
 	if *advertise == "" {
 		*advertise = *listen
@@ -124,6 +125,7 @@ func Main(args []string, stderr io.Writer) int {
 
 type config struct {
 	mode, listen, httpAddr, dir, graphFile, policy, subs string
+	prune, types                                         string
 	snapEvery                                            int
 	id, raftAddr, raftAdv, advertise, peers, join        string
 	bootstrap                                            bool
@@ -140,9 +142,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC address")
 	fs.StringVar(&c.httpAddr, "http", "", "HTTP address of /healthz, /readyz and /metrics (empty: none)")
 	fs.StringVar(&c.dir, "data", "gofluxiond-data", "state directory")
-	fs.StringVar(&c.graphFile, "graph", "demo", `resource graph: a GRUG (.graphml), JGF (.json) or hwloc (.xml) file, or "demo"`)
+	fs.StringVar(&c.graphFile, "graph", "demo", `resource graph: a GRUG (.graphml), JGF (.json) or hwloc (.xml) file, "demo", or "empty" (a cluster0 vertex that Attach grows, as the Kubernetes plugin's)`)
 	fs.StringVar(&c.policy, "policy", "", "match policy (default first)")
 	fs.StringVar(&c.subs, "subsystems", "", "matcher subsystems (default CA)")
+	fs.StringVar(&c.prune, "prune-filters", "", `pruning filters (default "ALL:core,ALL:node")`)
+	fs.StringVar(&c.types, "types", "", `with -graph empty: resource types known before any vertex of them is attached, comma separated (e.g. "node,slot,core,gpu,memory")`)
 	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "operations between snapshots (standalone default 10000; raft default 8192)")
 	fs.StringVar(&c.id, "id", "", "raft: this replica's id (default: the -raft address)")
 	fs.StringVar(&c.raftAddr, "raft", "127.0.0.1:7080", "raft: address the Raft transport binds")
@@ -167,9 +171,20 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
-func loadGraph(file string) (g *graphT, err error) {
-	if file == "demo" {
+func loadGraph(file, types string) (g *graphT, err error) {
+	switch file {
+	case "demo":
 		return gofluxion.DemoGraph(), nil
+	case "empty":
+		b := graph.NewBuilder()
+		b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithRank(-1))
+		g := b.Graph()
+		for _, t := range strings.Split(types, ",") {
+			if t != "" {
+				g.Type(t)
+			}
+		}
+		return g, nil
 	}
 	return gofluxion.ReadGraphFile(file)
 }
