@@ -272,7 +272,7 @@ func (m *Matcher) exploreBest(u graph.VertexID, resources []*req, excl bool, dfu
 				break
 			}
 			h := out[k.kids[i]]
-			if !m.white(0, h.Other) {
+			if !m.white(0, h.Other) || m.busyChild(h.Other, resources, excl) {
 				continue
 			}
 			x := excl
@@ -556,7 +556,7 @@ func (m *Matcher) exploreFlat(u graph.VertexID, resources []*req, excl bool, dfu
 			if q >= limit || q+c.rest < int64(r.count.Min) {
 				break
 			}
-			if !m.openPath(u, c.v, resources, excl) {
+			if m.busyChild(c.v, resources, excl) || !m.openPath(u, c.v, resources, excl) {
 				continue
 			}
 			x := excl
@@ -682,4 +682,14 @@ func satAdd(a, b int64) int64 {
 		return c
 	}
 	return math.MaxInt64
+}
+
+// busyChild reports whether pruning rejects v: the walk would fail there
+// whatever the test said, so the best-first walk skips it without the test
+// (which for a slot scans v's children). Only the decision matters here:
+// errnos and messages of failed walks come from the reference walk, or,
+// over clean requests, are the same EBUSY.
+func (m *Matcher) busyChild(v graph.VertexID, resources []*req, excl bool) bool {
+	x := excl || exclusivity(resources, m.g.V(v).Type)
+	return !m.pruneVertex(v, 0, x, resources)
 }
