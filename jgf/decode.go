@@ -404,8 +404,7 @@ func (d *decoder) decodeNode(r *nodeRec) {
 		}
 		switch x {
 		case 0: // id
-			kind, i, str := s.scalar(5)
-			r.id = field{true, kind, i, str}
+			r.id = s.value(5)
 		case 1: // metadata
 			if s.peek() == '{' {
 				r.md = field{set: true, kind: jObject}
@@ -467,8 +466,7 @@ func (d *decoder) decodeMetadata(r *nodeRec) {
 				}
 			}
 		default:
-			kind, i, str := s.scalar(6)
-			r.setMD(x, field{true, kind, i, str})
+			r.setMD(x, s.value(6))
 		}
 		if s.bad || !s.nextObj() {
 			return
@@ -495,11 +493,9 @@ func (d *decoder) decodeEdge(r *edgeRec) {
 		}
 		switch x {
 		case 0: // source
-			kind, i, str := s.scalar(5)
-			r.src = field{true, kind, i, str}
+			r.src = s.value(5)
 		case 1: // target
-			kind, i, str := s.scalar(5)
-			r.tgt = field{true, kind, i, str}
+			r.tgt = s.value(5)
 		case 2: // metadata
 			if s.peek() != '{' {
 				kind, i, str := s.scalar(5)

@@ -31,8 +31,6 @@ func (o Options) read(data []byte) (*graph.Graph, *Error) {
 	s := &strs{}
 	b := newBuilder(g, o, true, s, int64(len(data)/8))
 	b.own = true
-	b.seenPaths.init(len(data) / 128) // a node and its edge take about as much
-	b.checkPaths = true
 	d := &decoder{sc: newScanner(data), opts: o, strs: s, ids: &arena{}, b: b}
 	d.run()
 	switch {

@@ -166,11 +166,14 @@ func (s *scanner) knownKey(t *keyTable) int {
 
 // colon consumes the ':' after a key and the white space around it.
 func (s *scanner) colon() {
-	d, p := s.data, s.pos
-	if p+2 < len(d) && d[p] == ':' && d[p+1] == ' ' && !wsTab[d[p+2]] { // the usual ": "
+	if p := s.pos; p+2 < len(s.data) && s.data[p] == ':' && s.data[p+1] == ' ' && !wsTab[s.data[p+2]] { // the usual ": "
 		s.pos = p + 2
 		return
 	}
+	s.colonSlow()
+}
+
+func (s *scanner) colonSlow() {
 	s.ws()
 	if s.peek() != ':' {
 		s.fail()
@@ -186,11 +189,14 @@ func (s *scanner) colon() {
 // nextObj consumes what follows a member value: ',' (true: pos is at the
 // next key) or '}' (false).
 func (s *scanner) nextObj() bool {
-	d, p := s.data, s.pos
-	if p+2 < len(d) && d[p] == ',' && d[p+1] == ' ' && d[p+2] == '"' { // the usual `, "`
+	if p := s.pos; p+2 < len(s.data) && s.data[p] == ',' && s.data[p+1] == ' ' && s.data[p+2] == '"' { // the usual `, "`
 		s.pos = p + 2
 		return true
 	}
+	return s.nextObjSlow()
+}
+
+func (s *scanner) nextObjSlow() bool {
 	s.ws()
 	switch s.peek() {
 	case ',':
@@ -224,11 +230,14 @@ func (s *scanner) openArr() bool {
 // nextArr consumes what follows an element: ',' (true: pos is at the next
 // element) or ']' (false).
 func (s *scanner) nextArr() bool {
-	d, p := s.data, s.pos
-	if p+2 < len(d) && d[p] == ',' && d[p+1] == ' ' && !wsTab[d[p+2]] { // the usual ", "
+	if p := s.pos; p+2 < len(s.data) && s.data[p] == ',' && s.data[p+1] == ' ' && !wsTab[s.data[p+2]] { // the usual ", "
 		s.pos = p + 2
 		return true
 	}
+	return s.nextArrSlow()
+}
+
+func (s *scanner) nextArrSlow() bool {
 	s.ws()
 	switch s.peek() {
 	case ',':
@@ -304,6 +313,47 @@ func (s *scanner) scalar(depth int) (jkind, int64, []byte) {
 	}
 	s.fail()
 	return jNull, 0, nil
+}
+
+// value is scalar as a field, with the common short plain strings and
+// small integers read in place.
+func (s *scanner) value(depth int) field {
+	d, p := s.data, s.pos
+	if p < len(d) {
+		switch c := d[p]; {
+		case c == '"':
+			q := p + 1
+			for q < len(d) && plainTab[d[q]] {
+				q++
+			}
+			if q < len(d) && d[q] == '"' {
+				s.pos = q + 1
+				return field{true, jString, 0, d[p+1 : q : q]}
+			}
+		case c >= '0' && c <= '9' || c == '-':
+			q := p
+			if c == '-' {
+				q++
+			}
+			start := q
+			var v int64
+			for q < len(d) && q-start < 18 && digit(d[q]) {
+				v = v*10 + int64(d[q]-'0')
+				q++
+			}
+			// 1 to 18 digits, no leading zero, then neither a digit nor a
+			// fraction or exponent: an integer that fits.
+			if q > start && (d[start] != '0' || q == start+1) && q < len(d) && !digit(d[q]) && d[q] != '.' && d[q]|0x20 != 'e' {
+				if c == '-' {
+					v = -v
+				}
+				s.pos = q
+				return field{true, jInt, v, nil}
+			}
+		}
+	}
+	kind, i, str := s.scalar(depth)
+	return field{true, kind, i, str}
 }
 
 // literal consumes true, false or null; jansson reads a whole run of
@@ -411,12 +461,22 @@ func (s *scanner) number() (jkind, int64) {
 // str reads the string at pos and returns its decoded bytes: a slice of
 // the input when it has no escape, else of s.esc.
 func (s *scanner) str() []byte {
+	d, p := s.data, s.pos+1
+	q := p
+	for q < len(d) && plainTab[d[q]] {
+		q++
+	}
+	if q < len(d) && d[q] == '"' { // the usual short plain string
+		s.pos = q + 1
+		return d[p:q:q]
+	}
+	return s.strSlow(p, q)
+}
+
+// strSlow continues str at q, from the start p of the string.
+func (s *scanner) strSlow(start, p int) []byte {
 	d := s.data
-	p := s.pos + 1
-	start := p
 	for {
-		for e := min(p+16, len(d)); p < e && plainTab[d[p]]; p++ {
-		}
 		if p < len(d) && plainTab[d[p]] { // a long string
 			for p+8 <= len(d) && !special8(binary.LittleEndian.Uint64(d[p:])) {
 				p += 8
