@@ -150,26 +150,21 @@ type decoder struct {
 	strs *strs  // strings the result keeps
 	ids  *arena // node ids and edge endpoints
 
-	doc *Document // document mode
-	b   *builder  // direct mode
+	doc  *Document // document mode
+	pipe *pipe     // direct mode: where nodes and edges go
 
 	irregular bool   // direct mode: a layout only the document mode reads
-	err       *Error // direct mode: the first node or edge error
-	limit     *Error // a limit was exceeded: stop
+	err       *Error // direct mode: a node or edge error was handed over
+	limit     *Error // document mode: the document lists too many nodes
 
 	hasGraph, hasNodes, hasEdges bool
 	nodeIdx, edgeIdx             int
 
-	// direct mode: where the arrays start, and the room reserved in the
-	// graph (see reserve)
 	nodesStart, edgesStart int
-	vRoom, eRoom           int
-	pathsSized             bool
+	cur                    *batch // direct mode: the batch being filled
 
 	rec   nodeRec
 	erec  edgeRec
-	node  Node // direct mode: the node being handed over
-	edge  Edge
 	name  []byte
 	names [64]defaultName // recent default names
 	chunk struct {
@@ -178,7 +173,17 @@ type decoder struct {
 	}
 }
 
-func (d *decoder) stop() bool { return d.irregular || d.limit != nil }
+func (d *decoder) stop() bool { return d.irregular }
+
+// halted reports that nodes and edges are no longer decoded, only checked
+// for syntax: after a limit error (document mode), or after an error was
+// handed to the builder or the builder stopped (direct mode).
+func (d *decoder) halted() bool {
+	if d.pipe == nil {
+		return d.limit != nil
+	}
+	return d.err != nil || d.pipe.stop.Load()
+}
 
 // run decodes the whole input.
 func (d *decoder) run() {
@@ -213,7 +218,7 @@ func (d *decoder) top() {
 		}
 		switch x {
 		case 0: // graph
-			if d.b != nil && d.hasGraph {
+			if d.pipe != nil && d.hasGraph {
 				d.irregular = true
 				return
 			}
@@ -256,7 +261,7 @@ func (d *decoder) graph() {
 		}
 		switch x {
 		case 0: // nodes
-			if d.b != nil && (d.hasNodes || d.hasEdges) {
+			if d.pipe != nil && (d.hasNodes || d.hasEdges) {
 				d.irregular = true
 				return
 			}
@@ -270,7 +275,7 @@ func (d *decoder) graph() {
 				s.skip(3)
 			}
 		case 1: // edges
-			if d.b != nil && (!d.hasNodes || d.hasEdges) {
+			if d.pipe != nil && (!d.hasNodes || d.hasEdges) {
 				d.irregular = true
 				return
 			}
@@ -301,21 +306,34 @@ func (d *decoder) nodes() {
 	for {
 		i := d.nodeIdx
 		d.nodeIdx++
-		if i >= d.opts.maxVertices() {
-			d.limit = d.opts.nodesLimitErr(i, "")
-			return
-		}
-		if d.b != nil && d.b.created >= d.vRoom {
-			d.reserveVertices()
-		}
-		if d.err != nil {
+		switch {
+		case d.halted():
 			s.skip(4)
-		} else {
+		case i >= d.opts.maxVertices():
+			// Nothing more is kept; the rest is only checked.
+			err := d.opts.nodesLimitErr(i, "")
+			if d.pipe != nil {
+				d.handNode(i).err = err
+				d.err = err
+			} else {
+				d.limit = err
+			}
+			s.skip(4)
+		default:
 			d.decodeNode(&d.rec)
 			if s.bad {
 				return
 			}
-			d.sinkNode(i)
+			if d.doc != nil {
+				d.doc.Nodes = append(d.doc.Nodes, Node{})
+				d.checkNode(i, &d.rec, &d.doc.Nodes[len(d.doc.Nodes)-1])
+			} else {
+				n := d.handNode(i)
+				d.checkNode(i, &d.rec, n)
+				if n.err != nil {
+					d.err = n.err
+				}
+			}
 			s.esc = s.esc[:0]
 		}
 		if s.bad || d.stop() || !s.nextArr() {
@@ -333,56 +351,32 @@ func (d *decoder) edges() {
 	for {
 		j := d.edgeIdx
 		d.edgeIdx++
-		if d.b != nil && d.b.g.NumEdges() >= d.eRoom {
-			d.reserveEdges()
-		}
-		if d.err != nil {
+		if d.halted() {
 			s.skip(4)
 		} else {
 			d.decodeEdge(&d.erec)
 			if s.bad {
 				return
 			}
-			d.sinkEdge(j)
+			src, tgt, sub, err := d.checkEdge(j, &d.erec)
+			if d.doc != nil {
+				e := Edge{err: err}
+				if err == nil {
+					e.Source, e.Target, e.Subsystem = d.ids.make(src), d.ids.make(tgt), sub
+				}
+				d.doc.Edges = append(d.doc.Edges, e)
+			} else {
+				d.handEdge(j, src, tgt, sub, err)
+				if err != nil {
+					d.err = err
+				}
+			}
 			s.esc = s.esc[:0]
 		}
 		if s.bad || d.stop() || !s.nextArr() {
 			return
 		}
 	}
-}
-
-// reserveVertices makes room in the graph for the vertices still to come,
-// estimated from the bytes left: they hold the rest of the nodes and,
-// after them, about one edge per node (a tree) of some 60 bytes. The
-// first estimate, after 1024 nodes, also sizes the path index.
-func (d *decoder) reserveVertices() {
-	n := d.b.created
-	k := 1024
-	if n > 0 {
-		per := (d.sc.pos - d.nodesStart) / d.nodeIdx
-		k = max((len(d.sc.data)-d.sc.pos-60*n)/(per+60), 1024)
-		if !d.pathsSized {
-			d.b.g.ReservePaths(k)
-			d.pathsSized = true
-		}
-	}
-	d.b.g.Reserve(k, 0)
-	d.vRoom = n + k
-}
-
-// reserveEdges makes room for the edges still to come: first one per
-// vertex, then as many as the bytes left hold at the size of the edges so
-// far.
-func (d *decoder) reserveEdges() {
-	n := d.b.g.NumEdges()
-	k := max(d.b.g.NumVertices(), 1024)
-	if n > 0 {
-		per := (d.sc.pos - d.edgesStart) / d.edgeIdx
-		k = min(max((len(d.sc.data)-d.sc.pos)/per+1, 1024), max(n, 1024))
-	}
-	d.b.g.Reserve(0, k)
-	d.eRoom = n + k
 }
 
 // decodeNode decodes the array element at pos (depth 4).
@@ -530,41 +524,6 @@ func (d *decoder) decodeEdge(r *edgeRec) {
 	}
 }
 
-func (d *decoder) sinkNode(i int) {
-	if d.doc != nil {
-		d.doc.Nodes = append(d.doc.Nodes, Node{})
-		d.checkNode(i, &d.rec, &d.doc.Nodes[len(d.doc.Nodes)-1])
-		return
-	}
-	n := &d.node
-	d.checkNode(i, &d.rec, n)
-	if err := d.b.node(i, n); err != nil {
-		if err.err == ErrLimit {
-			d.limit = err
-		} else {
-			d.err = err
-		}
-	}
-}
-
-func (d *decoder) sinkEdge(j int) {
-	src, tgt, sub, err := d.checkEdge(j, &d.erec)
-	if d.doc != nil {
-		e := Edge{err: err}
-		if err == nil {
-			e.Source, e.Target, e.Subsystem = d.ids.make(src), d.ids.make(tgt), sub
-		}
-		d.doc.Edges = append(d.doc.Edges, e)
-		return
-	}
-	if err == nil {
-		err = d.b.edgeBytes(j, src, tgt, sub)
-	}
-	if err != nil {
-		d.err = err
-	}
-}
-
 // fieldFail records the first metadata problem, as json_unpack reports it.
 func fieldFail(reason *string, key, want string, f *field) {
 	if *reason != "" {
@@ -601,7 +560,6 @@ var mdChecks = [...]struct {
 // checkNode checks the decoded node r as Fluxion's reader does, applies
 // the defaults and fills n (whose strings d makes), or sets n.err.
 func (d *decoder) checkNode(i int, r *nodeRec, n *Node) {
-	paths, props := n.Metadata.Paths[:0], n.Metadata.Properties[:0] // direct mode reuses n
 	*n = Node{}
 	if r.kind != jObject || !r.id.set || r.id.kind != jString {
 		reason := `missing "id"`
@@ -664,7 +622,7 @@ func (d *decoder) checkNode(i int, r *nodeRec, n *Node) {
 			}
 		}
 		if len(r.props.list) > 0 {
-			props = d.propSlice(props, len(r.props.list))
+			props := d.propSlice(len(r.props.list))
 			for _, p := range r.props.list {
 				props = append(props, graph.Property{Key: d.strs.intern(p.key), Value: d.strs.intern(p.val)})
 			}
@@ -679,7 +637,7 @@ func (d *decoder) checkNode(i int, r *nodeRec, n *Node) {
 		}
 	}
 	if len(r.paths.list) > 0 {
-		paths = d.pathSlice(paths, len(r.paths.list))
+		paths := d.pathSlice(len(r.paths.list))
 		for _, p := range r.paths.list {
 			paths = append(paths, Path{Subsystem: d.strs.intern(p.key), Path: d.strs.make(p.val)})
 		}
@@ -783,14 +741,14 @@ func checkSize(i int, n *Node) *Error {
 		"fill_fetcher: value for key (size) is out of range for "+n.ID+".\n")
 }
 
-// pathSlice returns room for n paths: buf reused in direct mode (the node
-// is handed over and forgotten), a piece of a shared block in document
-// mode.
-func (d *decoder) pathSlice(buf []Path, n int) []Path {
-	if d.doc == nil {
-		return slices.Grow(buf[:0], n)
-	}
+// pathSlice returns room for n paths, cut from a block: the document's
+// (document mode) or the batch's (direct mode: the builder copies what it
+// keeps, and the batch is refilled once the builder is done with it).
+func (d *decoder) pathSlice(n int) []Path {
 	c := &d.chunk.paths
+	if d.cur != nil {
+		c = &d.cur.paths
+	}
 	if cap(*c)-len(*c) < n {
 		*c = make([]Path, 0, max(n, 1024))
 	}
@@ -799,11 +757,11 @@ func (d *decoder) pathSlice(buf []Path, n int) []Path {
 	return p
 }
 
-func (d *decoder) propSlice(buf []graph.Property, n int) []graph.Property {
-	if d.doc == nil {
-		return slices.Grow(buf[:0], n)
-	}
+func (d *decoder) propSlice(n int) []graph.Property {
 	c := &d.chunk.props
+	if d.cur != nil {
+		c = &d.cur.props
+	}
 	if cap(*c)-len(*c) < n {
 		*c = make([]graph.Property, 0, max(n, 256))
 	}

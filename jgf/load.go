@@ -31,21 +31,22 @@ func (o Options) read(data []byte) (*graph.Graph, *Error) {
 	s := &strs{}
 	b := newBuilder(g, o, true, s, int64(len(data)/8))
 	b.own = true
-	d := &decoder{sc: newScanner(data), opts: o, strs: s, ids: &arena{}, b: b}
-	d.run()
+	p := newPipe()
+	d := &decoder{sc: newScanner(data), opts: o, strs: s, ids: &arena{}, pipe: p}
+	go d.produce()
+	err := b.consume(p, len(d.sc.data))
+	// The pipe is closed: the decoder is done.
 	switch {
 	case d.sc.bad:
 		return nil, syntaxError(data)
-	case d.limit != nil:
-		return nil, d.limit
 	case d.irregular:
 		return o.readDocument(data)
 	}
 	if err := d.missing(); err != nil {
 		return nil, err
 	}
-	if d.err != nil {
-		return nil, d.err
+	if err != nil {
+		return nil, err
 	}
 	if !o.Fluxion {
 		if err := b.cycles(); err != nil {

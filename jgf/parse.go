@@ -111,6 +111,15 @@ func (o Options) Parse(data []byte) (*Document, error) {
 	return doc, nil
 }
 
+func firstNodeErr(doc *Document) *Error {
+	for i := range doc.Nodes {
+		if doc.Nodes[i].err != nil {
+			return doc.Nodes[i].err
+		}
+	}
+	return nil
+}
+
 // parse decodes the document. Errors of individual nodes and edges are
 // stored in them, so that Load can report them at their place in
 // Fluxion's processing order.
@@ -122,14 +131,19 @@ func (o Options) parse(data []byte) (*Document, *Error) {
 	d := &decoder{sc: newScanner(data), opts: o, strs: &strs{}, doc: doc}
 	d.ids = &d.strs.arena
 	d.run()
-	switch {
-	case d.sc.bad:
+	if d.sc.bad {
 		return nil, syntaxError(data)
-	case d.limit != nil:
-		return nil, d.limit
 	}
 	if err := d.missing(); err != nil {
 		return nil, err
+	}
+	if d.limit != nil {
+		// The nodes kept come before the limit; edges are not read.
+		doc.Edges = nil
+		if err := firstNodeErr(doc); err != nil {
+			return nil, err
+		}
+		return nil, d.limit
 	}
 	return doc, nil
 }
