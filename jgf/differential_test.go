@@ -139,7 +139,7 @@ func errPos(e *Error) int {
 	case e.Node >= 0:
 		return 1 + e.Node
 	case e.Edge >= 0:
-		return 1 << 40 + e.Edge
+		return 1<<40 + e.Edge
 	}
 	return 0
 }
