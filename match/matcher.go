@@ -37,6 +37,9 @@ type Options struct {
 	NoPruneFilters bool
 	// Traverser is "simple" (default) or "flexible".
 	Traverser string
+	// MaxFindDepth bounds how deep Find's criteria may nest parentheses
+	// (default graph.DefaultMaxDepth).
+	MaxFindDepth int
 }
 
 // matcherNames maps -S names to subsystem lists (spec resource-query.md §1).
