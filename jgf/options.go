@@ -1,26 +1,36 @@
 package jgf
 
 import (
-	"errors"
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/gofluxion/gofluxion/graph"
 )
 
-// Defaults of the reader's limits. They match graph.ReadLimits of the other
-// readers: far above any real machine, far below what exhausts a server.
+// Defaults of the reader's limits: those of graph.ReadLimits, which the
+// other readers use (far above any real machine, far below what exhausts
+// a server).
 const (
 	// DefaultMaxInputBytes bounds one JGF document: 1 GiB.
-	DefaultMaxInputBytes = 1 << 30
+	DefaultMaxInputBytes = graph.DefaultMaxInputBytes
 	// DefaultMaxVertices bounds the vertices one document may create and
 	// the nodes it may list: 4,194,304 (the 4096×64 benchmark cluster has
 	// 266,241).
-	DefaultMaxVertices = 1 << 22
+	DefaultMaxVertices = graph.DefaultMaxVertices
 )
 
 // ErrLimit is wrapped by the *Error a reader returns when a document
 // exceeds one of the limits of its Options (errors.Is(err, jgf.ErrLimit)).
-var ErrLimit = errors.New("jgf: reader limit exceeded")
+// It is graph.ErrLimit, which the other readers' limit errors wrap too.
+var ErrLimit = graph.ErrLimit
+
+// Limits returns options with the limits of l (its MaxInputBytes and
+// MaxVertices; the JGF reader needs no depth or path limit: what it builds
+// is linear in the document, and nothing recurses on it).
+func Limits(l graph.ReadLimits) Options {
+	return Options{MaxInputBytes: l.MaxInputBytes, MaxVertices: l.MaxVertices}
+}
 
 // Options configure the reader. The zero value is the library's default:
 // strict, with the default limits. Package-level Read, ReadFile and Parse
