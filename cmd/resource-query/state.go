@@ -81,7 +81,7 @@ func (c *cli) cmdUpdate(args []string) {
 		}
 	default:
 		var doc *jgf.Document
-		if doc, err = jgf.Parse(data); err == nil {
+		if doc, err = fluxionJGF.Parse(data); err == nil {
 			err = c.m.UpdateJGF(doc, reader == "jgf_shorthand", jobid, at, dur, c.w)
 		}
 	}
@@ -128,7 +128,7 @@ func (c *cli) cmdAttach(args []string) {
 		c.errf("ERROR: can't open %s\n", args[1])
 		return
 	}
-	doc, err := jgf.Parse(data)
+	doc, err := fluxionJGF.Parse(data)
 	if err == nil {
 		err = c.m.Attach(doc)
 	}
@@ -209,7 +209,7 @@ func (c *cli) cmdPartialCancel(args []string) {
 		}
 	} else {
 		var doc *jgf.Document
-		if doc, err = jgf.Parse(data); err == nil {
+		if doc, err = fluxionJGF.Parse(data); err == nil {
 			full, err = c.m.PartialCancelJGF(id, doc)
 		}
 	}
