@@ -254,7 +254,8 @@ func (m *Matcher) Find(expr string, now int64, w emit.Writer) error {
 	if !ok {
 		return &Error{Op: "find", Errno: EINVAL, Msg: "find: invalid criteria: " + expr + ".\n"}
 	}
-	f := finder{crit: c, w: w, now: now}
+	f := finder{crit: c, w: w, now: now, level: m.baseLevel()}
+	defer func() { m.keepLevel(f.level) }()
 	c.walk(func(p *predicate) {
 		switch p.name {
 		case "jobid-alloc", "jobid-span", "jobid-tag", "jobid-reserved":

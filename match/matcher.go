@@ -37,6 +37,24 @@ type Options struct {
 	NoPruneFilters bool
 	// Traverser is "simple" (default) or "flexible".
 	Traverser string
+
+	// FluxionQuirks reproduces decisions of Fluxion that follow from its
+	// implementation rather than from its specification, without ever
+	// corrupting the schedule (see doc.go, "Fluxion's quirks"): a match
+	// rejected for a negative duration leaves its exclusive types in force,
+	// dry runs and updates re-key the dynamic child order, a JGF partial
+	// cancel refuses vertices the job holds shared, rank removal sums the
+	// released amounts of all jobs, find keeps its agfilter mode and job
+	// id from one call to the next, and the emission level of a walk that
+	// could not book a vertex carries over to later operations.
+	// resource-query and reapi turn it on; the default is off.
+	FluxionQuirks bool
+	// FluxionFailures leaves the schedule as Fluxion leaves it when an
+	// operation fails half way (partial cancel, rank removal, update, …),
+	// and answers as Fluxion does where it would hang or crash. Only
+	// resource-query, the fidelity instrument, turns it on. By default a
+	// failed operation changes nothing.
+	FluxionFailures bool
 }
 
 // matcherNames maps -S names to subsystem lists (spec resource-query.md §1).
@@ -254,6 +272,9 @@ type scratch struct {
 	errno   Errno
 	emulate bool // keep errno across operations, as Fluxion's C errno does
 	msg     strings.Builder
+
+	// level is the emission level the last walk ended at (FluxionQuirks).
+	level int
 
 	// Visit counters of the current walk and Fluxion's running totals.
 	pre, post           int64

@@ -38,17 +38,28 @@ func (m *Matcher) rankRoot(r int64) graph.VertexID {
 
 // PartialCancel releases the part of job held by the given ranks (the
 // rv1exec form of spec traversal.md §14.2). It reports whether that
-// released the whole job.
+// released the whole job. A rank is known when the graph ever had it (its
+// vertices may all have been removed since). On failure nothing changes,
+// unless Options.FluxionFailures asks for Fluxion's half-done release.
 func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
+	if !m.opts.FluxionFailures {
+		for _, r := range ranks {
+			if !m.g.HasRank(r) {
+				return false, m.rankNotFound(r)
+			}
+		}
+	}
 	var rcs []rankCounts
 	for _, r := range ranks {
+		if !m.g.HasRank(r) {
+			return false, m.rankNotFound(r)
+		}
 		vs := m.g.ByRank(r)
 		if len(vs) == 0 {
-			m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
-			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+			continue
 		}
 		rc := rankCounts{rank: r, root: m.rankRoot(r)}
 		for _, v := range vs {
@@ -61,6 +72,11 @@ func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error
 		rcs = append(rcs, rc)
 	}
 	return m.finishPartial(job, rcs)
+}
+
+func (m *Matcher) rankNotFound(r int64) error {
+	m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
 }
 
 // finishPartial gives the released amounts back to the ancestors' filters
@@ -179,11 +195,33 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 
 // PartialCancelJGF releases the vertices a JGF R lists from job (spec
 // traversal.md §14.2, JGF form). It reports whether that released the
-// whole job.
+// whole job. Every listed vertex must exist and be held by the job; the
+// vertices the job holds shared (ancestors of what it took exclusively)
+// are released with the rest, except with Options.FluxionQuirks: Fluxion
+// requires an allocation span on each listed vertex, so an R that lists a
+// shared vertex (any R it wrote itself, unless the job took whole nodes)
+// fails there. On failure nothing changes, unless Options.FluxionFailures
+// asks for Fluxion's half-done release: the vertices listed before the
+// failing one are released, and that one loses its filter span, its
+// exclusivity span and its tag, while the ancestors keep all their spans.
 func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
+	if !m.opts.FluxionFailures {
+		seen := make(map[graph.VertexID]bool, len(doc.Nodes))
+		for i := range doc.Nodes {
+			v, err := m.cancelVertex(job, &doc.Nodes[i], nil)
+			if err != nil {
+				return false, err
+			}
+			if seen[v] {
+				m.msg.WriteString("cancel_vtx: " + m.g.V(v).Name + " is listed twice.\n")
+				return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+			}
+			seen[v] = true
+		}
+	}
 	var rcs []rankCounts
 	rcFor := func(r int64) *rankCounts {
 		for i := range rcs {
@@ -195,21 +233,72 @@ func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, er
 		return &rcs[len(rcs)-1]
 	}
 	for i := range doc.Nodes {
-		v, msg := m.findJGFVertex(&doc.Nodes[i])
-		if msg != "" {
-			m.msg.WriteString(msg)
-			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
-		}
-		rec := m.jobRec(v, job, false)
-		if rec == nil || rec.xspan == 0 {
-			m.msg.WriteString("cancel_vtx: can't find x_checker span for job " + strconv.FormatUint(job, 10) + " in " + m.g.V(v).Name + ".\n")
-			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		var counts tcounts
+		v, err := m.cancelVertex(job, &doc.Nodes[i], &counts)
+		if err != nil {
+			return false, err
 		}
 		rc := rcFor(m.g.V(v).Rank)
 		if rc.root == graph.NoVertex || m.domPathLen(v) < m.domPathLen(rc.root) {
 			rc.root = v
 		}
-		m.releaseVertex(v, rec, job, &rc.counts)
+		for _, tc := range counts {
+			rc.counts.add(tc.t, tc.n)
+		}
 	}
 	return m.finishPartial(job, rcs)
+}
+
+// cancelVertex releases the vertex a JGF node of an R names from job,
+// adding what its allocation span held to counts, in Fluxion's order: the
+// filter span, the exclusivity span (which must exist), the tag, then the
+// allocation span. With counts nil it only checks, changing nothing.
+func (m *Matcher) cancelVertex(job uint64, n *jgf.Node, counts *tcounts) (graph.VertexID, error) {
+	fail := func(msg string) (graph.VertexID, error) {
+		m.msg.WriteString(msg)
+		return graph.NoVertex, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+	}
+	v, msg := m.findJGFVertex(n)
+	if msg != "" {
+		return fail(msg)
+	}
+	apply := counts != nil
+	name := m.g.V(v).Name
+	rec := m.jobRec(v, job, false)
+	if rec != nil && apply {
+		if f := m.filt[0][v]; f != nil && rec.fspan >= 0 {
+			f.RemSpan(rec.fspan)
+			rec.fspan = -1
+		}
+	}
+	if rec == nil || rec.xspan == 0 {
+		if rec != nil && apply {
+			m.dropIfEmpty(v, job)
+		}
+		return fail("cancel_vtx: can't find x_checker span for job " + strconv.FormatUint(job, 10) + " in " + name + ".\n")
+	}
+	span := rec.alloc
+	if span == 0 {
+		span = rec.resv
+	}
+	if apply {
+		m.xchk[v].RemSpan(rec.xspan)
+		rec.xspan = 0
+		rec.tagged = false
+	}
+	if span == 0 && m.opts.FluxionQuirks {
+		if apply {
+			m.dropIfEmpty(v, job)
+		}
+		return fail("cancel_vtx: can't find allocation span for job " + strconv.FormatUint(job, 10) + " in " + name + ".\n")
+	}
+	if apply {
+		if span != 0 {
+			if k, err := m.plans[v].SpanPlanned(span); err == nil {
+				counts.add(m.g.V(v).Type, k)
+			}
+		}
+		m.dropSpans(v, job)
+	}
+	return v, nil
 }

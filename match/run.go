@@ -156,6 +156,7 @@ func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at,
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = d
 	m.cur.atype = atAlloc
+	m.cur.fromR = false
 	m.cur.cons = js.Constraint
 	m.cur.queue = js.Queue
 	m.cur.top = c.top

@@ -27,6 +27,7 @@ func (m *Matcher) beginUpdate(jobid uint64, at, duration int64) {
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = duration
 	m.cur.atype = atAlloc
+	m.cur.fromR = true
 	m.cur.cons = nil
 	m.cur.queue = ""
 	m.resetExcl(nil)

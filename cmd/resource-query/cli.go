@@ -91,7 +91,10 @@ func (c *cli) startup() error {
 		return &startupError{"resource_query_t: ERROR: " + readerText(err) + "\nERROR: error generating resources\n"}
 	}
 	loadTime := time.Since(start).Seconds()
-	mopts := match.Options{Policy: o.policy, Subsystems: o.subsystems, Traverser: o.traverser, PruneFilters: o.pruneFilters}
+	// The fidelity instrument: Fluxion's quirks, and the state Fluxion
+	// leaves behind after a failed operation.
+	mopts := match.Options{Policy: o.policy, Subsystems: o.subsystems, Traverser: o.traverser, PruneFilters: o.pruneFilters,
+		FluxionQuirks: true, FluxionFailures: true}
 	if _, ok := match.SubsystemNames(o.subsystems); !ok {
 		return &startupError{"initialize_matchers_and_traversers: ERROR: can't set subsystems\n"}
 	}

@@ -204,11 +204,10 @@ func (c *cli) cmdPartialCancel(args []string) {
 	if err != nil {
 		fmt.Fprint(c.stdout, errText(err))
 		c.errf("ERROR: error encountered while removing job %d\n", id)
-		return
-	}
-	if full {
+	} else if full {
 		j.state = "CANCELED"
 	}
+	// Fluxion prints the counters after a failed partial cancel too.
 	if len(args) == 5 && args[4] == "stats" {
 		c.outf("INFO: =============================\n")
 		c.outf("INFO: PARTIAL CANCEL PREORDER COUNT=\"0\"\n")
