@@ -87,7 +87,9 @@ func (m *Matcher) finishPartial(job uint64, rcs []rankCounts) (bool, error) {
 		m.msg.WriteString("remove: rank_to_root is empty.\n")
 		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
 	}
-	m.reduceAncestors(job, rcs)
+	if err := m.reduceAncestors(job, m.ancestorCounts(rcs), false); err != nil {
+		return false, err
+	}
 	root := m.g.Root(m.dom)
 	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
 		return false, nil
@@ -122,22 +124,25 @@ func (m *Matcher) releaseVertex(v graph.VertexID, rec *jobRec, job uint64, count
 	m.dropSpans(v, job)
 }
 
-// reduceAncestors gives the released amounts back in the pruning filters of
-// every ancestor of the released rank roots (spec §14.2 steps 4-5).
-func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
+// ancCounts is what the release of some ranks gives back at one ancestor.
+type ancCounts struct {
+	v      graph.VertexID
+	counts tcounts
+}
+
+// ancestorCounts sums the released amounts of the rank roots at each of
+// their ancestors, in the order the upward walks first meet them (spec
+// §14.2 step 4).
+func (m *Matcher) ancestorCounts(rcs []rankCounts) []ancCounts {
 	root := m.g.Root(m.dom)
-	type anc struct {
-		v      graph.VertexID
-		counts tcounts
-	}
-	var ancs []anc
-	find := func(v graph.VertexID) *anc {
+	var ancs []ancCounts
+	find := func(v graph.VertexID) *ancCounts {
 		for i := range ancs {
 			if ancs[i].v == v {
 				return &ancs[i]
 			}
 		}
-		ancs = append(ancs, anc{v: v})
+		ancs = append(ancs, ancCounts{v: v})
 		return &ancs[len(ancs)-1]
 	}
 	for _, rc := range rcs {
@@ -154,8 +159,18 @@ func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
 			}
 		}
 	}
+	return ancs
+}
+
+// reduceAncestors gives the released amounts back in the pruning filters of
+// every ancestor of the released rank roots (spec §14.2 step 5). A count
+// larger than what the job's filter span holds fails (Fluxion's rank
+// removal sums the amounts of all jobs, see RemoveRanks); with check set
+// nothing changes, the result only tells whether it would fail.
+func (m *Matcher) reduceAncestors(job uint64, ancs []ancCounts, check bool) error {
+	root := m.g.Root(m.dom)
 	if rec := m.jobRec(root, job, false); rec == nil || !rec.tagged {
-		return
+		return nil
 	}
 	for _, a := range ancs {
 		f := m.filt[0][a.v]
@@ -163,12 +178,24 @@ func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
 		if f == nil || rec == nil || rec.fspan < 0 || !rec.tagged {
 			continue
 		}
+		if check {
+			for _, tc := range a.counts {
+				// Members whose span is gone are skipped, as by ReduceSpan.
+				if k, err := f.SpanPlanned(rec.fspan, f.Index(int32(tc.t))); err == nil && tc.n > k {
+					return m.reduceError(job, a.v)
+				}
+			}
+			continue
+		}
 		types := make([]int32, len(a.counts))
 		counts := make([]int64, len(a.counts))
 		for i, tc := range a.counts {
 			types[i], counts[i] = int32(tc.t), tc.n
 		}
-		removed, _ := f.ReduceSpan(rec.fspan, types, counts)
+		removed, err := f.ReduceSpan(rec.fspan, types, counts)
+		if err != nil {
+			return m.reduceError(job, a.v)
+		}
 		if removed {
 			rec.fspan = -1
 			rec.tagged = false
@@ -181,6 +208,12 @@ func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
 		}
 		m.dropIfEmpty(a.v, job)
 	}
+	return nil
+}
+
+func (m *Matcher) reduceError(job uint64, v graph.VertexID) error {
+	m.msg.WriteString("update_ancestors: can't reduce the filter span of job " + strconv.FormatUint(job, 10) + " at " + m.g.V(v).Name + ".\n")
+	return &Error{Op: "remove", Errno: EINVAL, Msg: m.msg.String()}
 }
 
 // domParent returns v's parent in the dominant subsystem (first in-edge).
