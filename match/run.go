@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
@@ -113,6 +114,12 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 	c := m.resolve(js)
 	d, ok := Duration(js.Duration)
 	if !ok {
+		if m.opts.FluxionQuirks {
+			// Fluxion adds the jobspec's exclusive types to the policy's
+			// before it checks the duration, and the early return skips
+			// their removal: they stay exclusive for every later match.
+			m.keepExclusive(c.excl)
+		}
 		m.errno = EINVAL
 		return -1
 	}
@@ -162,6 +169,15 @@ func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at,
 	m.cur.top = c.top
 	m.cur.orig = c.top
 	m.cur.dfv = c.dfv
+}
+
+// keepExclusive adds types to the policy's exclusive types for good.
+func (m *Matcher) keepExclusive(types []graph.TypeID) {
+	for _, t := range types {
+		if t >= 0 && !slices.Contains(m.polExcl, t) {
+			m.polExcl = append(m.polExcl, t)
+		}
+	}
 }
 
 // resetExcl sets the exclusive resource types of the current operation:
