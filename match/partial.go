@@ -1,6 +1,8 @@
 package match
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -71,7 +73,10 @@ func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error
 		}
 		rcs = append(rcs, rc)
 	}
-	return m.finishPartial(job, rcs)
+	if m.opts.FluxionQuirks {
+		slices.SortFunc(rcs, func(a, b rankCounts) int { return cmp.Compare(a.rank, b.rank) })
+	}
+	return m.finishPartial(job, rcs, m.opts.FluxionQuirks)
 }
 
 func (m *Matcher) rankNotFound(r int64) error {
@@ -82,12 +87,22 @@ func (m *Matcher) rankNotFound(r int64) error {
 // finishPartial gives the released amounts back to the ancestors' filters
 // and, if that untagged the root, drops whatever the job still holds
 // anywhere (spec §14.2 steps 3-5). It reports a full cancel.
-func (m *Matcher) finishPartial(job uint64, rcs []rankCounts) (bool, error) {
+func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (bool, error) {
 	if len(rcs) == 0 {
 		m.msg.WriteString("remove: rank_to_root is empty.\n")
 		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
 	}
-	if err := m.reduceAncestors(job, m.ancestorCounts(rcs), false); err != nil {
+	if perRank {
+		for _, rc := range rcs {
+			if len(rc.counts) == 0 {
+				m.msg.WriteString("partial_cancel: nothing to give back for rank " + strconv.FormatInt(rc.rank, 10) + ".\n")
+				return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+			}
+			if err := m.reduceAncestors(job, m.ancestorCounts([]rankCounts{rc}), false); err != nil {
+				return false, err
+			}
+		}
+	} else if err := m.reduceAncestors(job, m.ancestorCounts(rcs), false); err != nil {
 		return false, err
 	}
 	root := m.g.Root(m.dom)
@@ -279,7 +294,7 @@ func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, er
 			rc.counts.add(tc.t, tc.n)
 		}
 	}
-	return m.finishPartial(job, rcs)
+	return m.finishPartial(job, rcs, false)
 }
 
 // cancelVertex releases the vertex a JGF node of an R names from job,
