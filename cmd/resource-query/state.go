@@ -87,7 +87,13 @@ func (c *cli) cmdUpdate(args []string) {
 	}
 	rendered := ""
 	if err == nil {
-		rendered, err = c.w.Render()
+		// Fluxion ignores a writer that fails to render (a vertex with a
+		// negative rank left over from an earlier failed emission): the
+		// update stands and prints no R.
+		var rerr error
+		if rendered, rerr = c.w.Render(); rerr != nil {
+			c.errf("ERROR: update writer emit: %s\n", match.EINVAL)
+		}
 	}
 	if err != nil {
 		c.errf("ERROR: traverser run () returned error \n")
