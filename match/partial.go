@@ -41,23 +41,42 @@ func (m *Matcher) rankRoot(r int64) graph.VertexID {
 // PartialCancel releases the part of job held by the given ranks (the
 // rv1exec form of spec traversal.md §14.2). It reports whether that
 // released the whole job. A rank is known when the graph ever had it (its
-// vertices may all have been removed since). On failure nothing changes,
-// unless Options.FluxionFailures asks for Fluxion's half-done release.
+// vertices may all have been removed since). On failure nothing changes.
+//
+// With Options.FluxionFailures the amounts are given back as Fluxion does:
+// rank by rank in ascending order, stopping with an error at a rank that
+// gives nothing back (its vertices hold the job only shared, as the nodes
+// of a GRUG graph do); the ancestors keep the rest of their spans and the
+// job is not fully released. A failure leaves what was done before it.
 func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
 	if !m.opts.FluxionFailures {
-		for _, r := range ranks {
-			if !m.g.HasRank(r) {
-				return false, m.rankNotFound(r)
-			}
+		rcs, err := m.releaseRanks(job, ranks, false)
+		if err != nil {
+			return false, err
+		}
+		if len(rcs) == 0 {
+			return false, m.noRankRoot()
 		}
 	}
+	rcs, err := m.releaseRanks(job, ranks, true)
+	if err != nil {
+		return false, err
+	}
+	return m.finishPartial(job, rcs, m.opts.FluxionFailures)
+}
+
+// releaseRanks releases what job holds on the vertices of the given ranks
+// (with apply unset it only computes what that would give back) and
+// returns, per rank that has vertices, the rank's root and the amounts,
+// in ascending rank order with FluxionFailures.
+func (m *Matcher) releaseRanks(job uint64, ranks []int64, apply bool) ([]rankCounts, error) {
 	var rcs []rankCounts
 	for _, r := range ranks {
 		if !m.g.HasRank(r) {
-			return false, m.rankNotFound(r)
+			return nil, m.rankNotFound(r)
 		}
 		vs := m.g.ByRank(r)
 		if len(vs) == 0 {
@@ -69,19 +88,18 @@ func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error
 			if rec == nil || !rec.tagged {
 				continue
 			}
-			m.releaseVertex(v, rec, job, &rc.counts)
+			if apply {
+				m.releaseVertex(v, rec, job, &rc.counts)
+			} else {
+				m.addPlanned(v, rec, &rc.counts)
+			}
 		}
 		rcs = append(rcs, rc)
 	}
-	if m.opts.FluxionQuirks {
+	if m.opts.FluxionFailures {
 		slices.SortFunc(rcs, func(a, b rankCounts) int { return cmp.Compare(a.rank, b.rank) })
 	}
-	return m.finishPartial(job, rcs, m.opts.FluxionQuirks)
-}
-
-func (m *Matcher) rankNotFound(r int64) error {
-	m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
-	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+	return rcs, nil
 }
 
 // finishPartial gives the released amounts back to the ancestors' filters
@@ -89,14 +107,12 @@ func (m *Matcher) rankNotFound(r int64) error {
 // anywhere (spec §14.2 steps 3-5). It reports a full cancel.
 func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (bool, error) {
 	if len(rcs) == 0 {
-		m.msg.WriteString("remove: rank_to_root is empty.\n")
-		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		return false, m.noRankRoot()
 	}
 	if perRank {
 		for _, rc := range rcs {
 			if len(rc.counts) == 0 {
-				m.msg.WriteString("partial_cancel: nothing to give back for rank " + strconv.FormatInt(rc.rank, 10) + ".\n")
-				return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+				return false, m.nothingBack(rc.rank)
 			}
 			if err := m.reduceAncestors(job, m.ancestorCounts([]rankCounts{rc}), false); err != nil {
 				return false, err
@@ -115,6 +131,35 @@ func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (boo
 	return true, nil
 }
 
+func (m *Matcher) rankNotFound(r int64) error {
+	m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+}
+
+func (m *Matcher) noRankRoot() error {
+	m.msg.WriteString("remove: rank_to_root is empty.\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+}
+
+func (m *Matcher) nothingBack(r int64) error {
+	m.msg.WriteString("partial_cancel: nothing to give back for rank " + strconv.FormatInt(r, 10) + ".\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+}
+
+// addPlanned adds what v's allocation or reservation span for the record
+// holds to counts.
+func (m *Matcher) addPlanned(v graph.VertexID, rec *jobRec, counts *tcounts) {
+	span := rec.alloc
+	if span == 0 {
+		span = rec.resv
+	}
+	if span != 0 {
+		if n, err := m.plans[v].SpanPlanned(span); err == nil {
+			counts.add(m.g.V(v).Type, n)
+		}
+	}
+}
+
 // releaseVertex drops every span job holds on v, adding the allocation's
 // amount to counts.
 func (m *Matcher) releaseVertex(v graph.VertexID, rec *jobRec, job uint64, counts *tcounts) {
@@ -127,15 +172,7 @@ func (m *Matcher) releaseVertex(v graph.VertexID, rec *jobRec, job uint64, count
 		f.RemSpan(rec.fspan)
 		rec.fspan = -1
 	}
-	span := rec.alloc
-	if span == 0 {
-		span = rec.resv
-	}
-	if span != 0 {
-		if n, err := m.plans[v].SpanPlanned(span); err == nil {
-			counts.add(m.g.V(v).Type, n)
-		}
-	}
+	m.addPlanned(v, rec, counts)
 	m.dropSpans(v, job)
 }
 
@@ -245,13 +282,14 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 // traversal.md §14.2, JGF form). It reports whether that released the
 // whole job. Every listed vertex must exist and be held by the job; the
 // vertices the job holds shared (ancestors of what it took exclusively)
-// are released with the rest, except with Options.FluxionQuirks: Fluxion
-// requires an allocation span on each listed vertex, so an R that lists a
-// shared vertex (any R it wrote itself, unless the job took whole nodes)
-// fails there. On failure nothing changes, unless Options.FluxionFailures
-// asks for Fluxion's half-done release: the vertices listed before the
-// failing one are released, and that one loses its filter span, its
-// exclusivity span and its tag, while the ancestors keep all their spans.
+// are released with the rest. On failure nothing changes.
+//
+// With Options.FluxionFailures it fails as Fluxion does: Fluxion requires
+// an allocation span on each listed vertex, so an R that lists a shared
+// vertex (any R it wrote itself, unless the job took whole nodes) fails
+// there, after the vertices listed before it were released and that one
+// lost its filter span, its exclusivity span and its tag; the ancestors
+// keep all their spans.
 func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
@@ -334,7 +372,7 @@ func (m *Matcher) cancelVertex(job uint64, n *jgf.Node, counts *tcounts) (graph.
 		rec.xspan = 0
 		rec.tagged = false
 	}
-	if span == 0 && m.opts.FluxionQuirks {
+	if span == 0 && m.opts.FluxionFailures {
 		if apply {
 			m.dropIfEmpty(v, job)
 		}

@@ -11,6 +11,10 @@ import (
 // RemovePath removes the subgraph rooted at the last vertex listed at path
 // (spec traversal.md §14.4). Jobs are not cancelled: their records on the
 // removed vertices are simply unreachable afterwards.
+//
+// With Options.FluxionFailures, removing a socket fails (ENOTSUP) instead
+// of hanging, as Fluxion does (it never returns from `remove <socket
+// path> true`).
 func (m *Matcher) RemovePath(path string) error {
 	m.msg.Reset()
 	vs := m.g.ByPath(path)
@@ -18,6 +22,10 @@ func (m *Matcher) RemovePath(path string) error {
 		return &Error{Op: "remove", Errno: ENOENT}
 	}
 	root := vs[len(vs)-1]
+	if m.opts.FluxionFailures && m.g.V(root).Type == graph.TypeSocket {
+		m.msg.WriteString("remove_subgraph: Fluxion never returns from removing a socket (" + path + "); refused.\n")
+		return &Error{Op: "remove", Errno: ENOTSUP, Msg: m.msg.String()}
+	}
 	set := m.collectSubtree(root, nil)
 	if err := m.removeSubgraphs([]graph.VertexID{root}, set); err != nil {
 		return err
@@ -32,15 +40,15 @@ func (m *Matcher) RemovePath(path string) error {
 // ranks' ancestors, then the vertices are removed and the filters
 // re-primed.
 //
-// A rank is known when the graph ever had it. On failure nothing changes,
-// unless Options.FluxionFailures asks for Fluxion's half-done removal.
+// A rank is known when the graph ever had it. On failure nothing changes.
 //
-// With Options.FluxionQuirks the released amounts are Fluxion's: per rank,
-// summed over all jobs, and given back to each job in full. When a rank
-// held more than one job, or jobs spread over several of the ranks share an
-// ancestor, that exceeds what a job's filter span holds and the removal
-// fails (Fluxion then keeps the vertices, cleared, and leaves the filters
-// of the ancestors as they were).
+// With Options.FluxionFailures it fails as Fluxion does. Fluxion sums the
+// released amounts per rank over all jobs and gives each job that sum
+// back: when a rank held more than one job, or jobs on several of the
+// ranks share an ancestor, that exceeds what a job's filter span holds
+// and the removal fails. The vertices then stay in the graph with their
+// job records dropped but their planner spans kept (phantom bookings
+// nobody can cancel), and the ancestors keep their spans.
 func (m *Matcher) RemoveRanks(ranks []int64) error {
 	m.msg.Reset()
 	m.tick()
@@ -54,6 +62,11 @@ func (m *Matcher) RemoveRanks(ranks []int64) error {
 	}
 	plan := m.planRankRemoval(ranks)
 	if !m.opts.FluxionFailures {
+		for _, r := range plan.roots {
+			if m.domParent(r) == graph.NoVertex {
+				return &Error{Op: "remove", Errno: EINVAL, Msg: "remove: " + m.g.V(r).Name + " is the root of the graph and cannot be removed.\n"}
+			}
+		}
 		for _, jc := range plan.jobs {
 			if err := m.reduceAncestors(jc.job, jc.ancs, true); err != nil {
 				return err
@@ -118,7 +131,7 @@ func (m *Matcher) planRankRemoval(ranks []int64) rankRemoval {
 		jobs = append(jobs, jobRanks{job: j})
 		return &jobs[len(jobs)-1]
 	}
-	var all []rankCounts // per rank, summed over jobs (FluxionQuirks)
+	var all []rankCounts // per rank, summed over jobs (FluxionFailures)
 	for _, r := range ranks {
 		if !m.g.HasRank(r) {
 			break
@@ -150,12 +163,12 @@ func (m *Matcher) planRankRemoval(ranks []int64) rankRemoval {
 	}
 	slices.SortFunc(jobs, func(a, b jobRanks) int { return cmp.Compare(a.job, b.job) })
 	var shared []ancCounts
-	if m.opts.FluxionQuirks {
+	if m.opts.FluxionFailures {
 		shared = m.ancestorCounts(all)
 	}
 	for _, jr := range jobs {
 		ancs := shared
-		if !m.opts.FluxionQuirks {
+		if !m.opts.FluxionFailures {
 			ancs = m.ancestorCounts(jr.rcs)
 		}
 		p.jobs = append(p.jobs, jobRelease{job: jr.job, ancs: ancs})

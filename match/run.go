@@ -3,6 +3,7 @@ package match
 import (
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
@@ -74,6 +75,9 @@ func Duration(d float64) (int64, bool) {
 func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) (int64, error) {
 	m.msg.Reset()
 	m.beginOp()
+	if op.Books() && m.holds(jobid) {
+		return 0, m.jobExists("match", jobid)
+	}
 	rc := m.run(op, js, jobid, at, w)
 	if rc != 0 {
 		return 0, m.opError("match")
@@ -82,6 +86,22 @@ func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w em
 		return at, nil
 	}
 	return m.cur.at, nil
+}
+
+// holds reports whether booking jobid would mix two bookings under one id:
+// the job holds something already. Fluxion books again and loses track of
+// the first booking's spans (resource-query reuses the id of a match whose
+// output could not be rendered); so does the matcher with FluxionFailures.
+func (m *Matcher) holds(jobid uint64) bool {
+	if m.opts.FluxionFailures {
+		return false
+	}
+	root := m.g.Root(m.dom)
+	return root != graph.NoVertex && m.jobRec(root, jobid, false) != nil
+}
+
+func (m *Matcher) jobExists(op string, jobid uint64) *Error {
+	return &Error{Op: op, Errno: EEXIST, Msg: op + ": job " + strconv.FormatUint(jobid, 10) + " already holds resources.\n"}
 }
 
 // beginOp clears the errno unless Fluxion's errno emulation is on.

@@ -153,6 +153,11 @@ func (c *cli) cmdRemove(args []string) {
 	case "true":
 		if err := c.m.RemovePath(args[1]); err != nil {
 			c.errf("ERROR: can't remove subgraph \n")
+			if t := errText(err); t != "" {
+				// Where Fluxion would hang (a socket), say why.
+				c.errf("ERROR: %s", t)
+				return
+			}
 			c.errf("ERROR: remove_subgraph: ERROR: remove_subgraph error: %s\nremove_subgraph: ERROR: traverser returned error: \n\n", match.ENOTTY)
 		}
 	case "false":
