@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // strtoll parses like C's strtoll(s, NULL, 10): leading blanks, a sign,
-// then digits; anything unparsable gives 0.
+// then digits; anything unparsable gives 0, and values out of range are
+// clamped to the int64 range.
 func strtoll(s string) int64 {
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
 	neg := false
@@ -21,14 +23,24 @@ func strtoll(s string) int64 {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	var n int64
+	var n uint64
 	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		n = n*10 + int64(s[i]-'0')
+		d := uint64(s[i] - '0')
+		if n > (1<<63-d)/10 {
+			n = 1 << 63 // saturated: beyond any int64
+			break
+		}
+		n = n*10 + d
 	}
-	if neg {
-		return -n
+	switch {
+	case neg && n >= 1<<63:
+		return math.MinInt64
+	case neg:
+		return -int64(n)
+	case n >= 1<<63:
+		return math.MaxInt64
 	}
-	return n
+	return int64(n)
 }
 
 // errText returns the Fluxion text of a reader or matcher error.
@@ -121,7 +133,7 @@ func (c *cli) cmdUpdate(args []string) {
 		c.outf("INFO: JOBID=%d\n", jobid)
 	}
 	c.outf("INFO: =============================\n")
-	c.counter = jobid + 1
+	c.advance(jobid)
 }
 
 func (c *cli) cmdAttach(args []string) {
