@@ -39,7 +39,7 @@ type cli struct {
 	counter uint64
 	// spent is set once job id 2^64-1 was used: the counter does not wrap
 	// to 0 (Fluxion's does); further matches fail.
-	spent bool
+	spent   bool
 	jscache map[string]jscached
 	// timing statistics (only update changes them, as in Fluxion)
 	nMatched               int
