@@ -38,22 +38,18 @@ type Options struct {
 	// Traverser is "simple" (default) or "flexible".
 	Traverser string
 
-	// FluxionQuirks reproduces decisions of Fluxion that follow from its
-	// implementation rather than from its specification, without ever
-	// corrupting the schedule (see doc.go, "Fluxion's quirks"): a match
-	// rejected for a negative duration leaves its exclusive types in force,
-	// dry runs and updates re-key the dynamic child order, a JGF partial
-	// cancel refuses vertices the job holds shared, rank removal sums the
-	// released amounts of all jobs, find keeps its agfilter mode and job
-	// id from one call to the next, and the emission level of a walk that
-	// could not book a vertex carries over to later operations.
-	// resource-query and reapi turn it on; the default is off.
+	// FluxionQuirks reproduces decisions that follow from Fluxion's
+	// implementation rather than from its specification, none of which
+	// corrupts the schedule: a match rejected for its duration leaves its
+	// exclusive types in force, dry runs and updates re-key the dynamic
+	// child order, and the emission level a walk could not close carries
+	// over (see the package doc). resource-query and reapi turn it on.
 	FluxionQuirks bool
-	// FluxionFailures leaves the schedule as Fluxion leaves it when an
-	// operation fails half way (partial cancel, rank removal, update, …),
-	// and answers as Fluxion does where it would hang or crash. Only
-	// resource-query, the fidelity instrument, turns it on. By default a
-	// failed operation changes nothing.
+	// FluxionFailures makes operations fail where and as Fluxion's do and
+	// leave its half-changed state (partial cancels, rank removals, job
+	// ids booked twice; see the package doc); where Fluxion hangs it
+	// fails. Only resource-query, the fidelity instrument, turns it on.
+	// By default a failed operation changes nothing.
 	FluxionFailures bool
 }
 
