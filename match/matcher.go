@@ -668,7 +668,11 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		ids[i] = int32(t)
 	}
 	if f := m.filt[si][u]; f != nil {
-		f.Update(totals, ids)
+		if m.opts.FluxionQuirks {
+			f.UpdateKeepSearch(totals, ids)
+		} else {
+			f.Update(totals, ids)
+		}
 		return
 	}
 	f, err := planner.NewMulti(0, math.MaxInt64, totals, ids)
