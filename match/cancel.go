@@ -25,6 +25,13 @@ func (m *Matcher) Cancel(job uint64) error {
 		}
 		m.resetColors()
 		rc = m.cancelDFV(root, job)
+	} else if m.opts.FluxionFailures && m.taggedBelowRoot(job) {
+		// A job the root no longer carries but other vertices still do
+		// (after a partial release or a rank removal gave the root's
+		// share back): Fluxion's cancel fails there (o2000267), while it
+		// releases a job that tagged nothing (an R booked under another
+		// dominant subsystem, upstream t3023-004).
+		return &Error{Op: "cancel", Errno: EINVAL, Msg: fmt.Sprintf("cancel: job %d is tagged below the root only.\n", job)}
 	} else {
 		for v := range m.jobs {
 			m.dropSpans(graph.VertexID(v), job)
@@ -114,4 +121,14 @@ func (m *Matcher) cancelCheck(u graph.VertexID, job uint64) graph.VertexID {
 	}
 	m.black(0, u)
 	return graph.NoVertex
+}
+
+// taggedBelowRoot reports whether some vertex carries job's tag.
+func (m *Matcher) taggedBelowRoot(job uint64) bool {
+	for v := range m.jobs {
+		if rec := m.jobRec(graph.VertexID(v), job, false); rec != nil && rec.tagged {
+			return true
+		}
+	}
+	return false
 }
