@@ -133,6 +133,9 @@
 //     job records dropped but their planner spans kept;
 //   - an unknown rank fails a partial cancel or rank removal after the
 //     ranks before it were released or cleared;
+//   - a cancel fails for a job that vertices below the root still carry
+//     but the root does not (after such a removal gave the root's share
+//     back);
 //   - a booking under a job id that already holds resources is accepted
 //     and loses track of the first booking's spans (resource-query reuses
 //     the id of a match whose output could not be rendered);
@@ -151,7 +154,12 @@
 //     walk to weight 0 (so those subtrees are tried last);
 //   - a vertex whose filter span cannot be booked is neither emitted nor
 //     closes its emission level, and the raised level carries over to
-//     later matches and finds.
+//     later matches and finds;
+//   - re-priming the filters (after attach or removal) leaves the
+//     reservation search seeing each existing time point's free units from
+//     before the totals changed, until a booking changes the point: after
+//     growing, a reservation can come later than the new resources allow
+//     (planner.Planner.UpdateTotalKeepSearch).
 //
 // Both are off by default, as for the gofluxion package.
 //
