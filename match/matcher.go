@@ -37,6 +37,9 @@ type Options struct {
 	NoPruneFilters bool
 	// Traverser is "simple" (default) or "flexible".
 	Traverser string
+	// MaxFindDepth bounds how deep Find's criteria may nest parentheses
+	// (default graph.DefaultMaxDepth).
+	MaxFindDepth int
 
 	// FluxionQuirks reproduces decisions that follow from Fluxion's
 	// implementation rather than from its specification, none of which

@@ -75,6 +75,9 @@ func Duration(d float64) (int64, bool) {
 func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) (int64, error) {
 	m.msg.Reset()
 	m.beginOp()
+	if op < Allocate || op > WithoutAllocatingFuture {
+		return 0, &Error{Op: "match", Errno: EINVAL, Msg: "invalid match op " + strconv.Itoa(int(op))}
+	}
 	if op.Books() && m.holds(jobid) {
 		return 0, m.jobExists("match", jobid)
 	}
@@ -132,6 +135,11 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		return -1
 	}
 	c := m.resolve(js)
+	if c == nil {
+		m.errno = EINVAL
+		m.msg.WriteString("jobspec: resource tree is nil, too deep or too large\n")
+		return -1
+	}
 	d, ok := Duration(js.Duration)
 	if !ok {
 		if m.opts.FluxionQuirks {

@@ -304,7 +304,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 		return graph.NoVertex
 	}
 	for _, ent := range r.RLite {
-		for _, rank := range ent.Rank.Values() {
+		for rank := range ent.Rank.All() {
 			host := hostOf(rank)
 			npath := rootPath + "/" + host
 			node := find(npath, rank, func(vx *graph.Vertex) bool {
@@ -315,7 +315,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 			}
 			nbooked := 0
 			for _, ch := range ent.Children {
-				for _, id := range ch.IDs.Values() {
+				for id := range ch.IDs.All() { // lazily: the first id the graph lacks ends the loop
 					name := ch.Type + strconv.FormatInt(id, 10)
 					v := find(npath+"/"+name, rank, func(vx *graph.Vertex) bool { return vx.Size == 1 })
 					if v == graph.NoVertex {

@@ -66,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.out = f
 	}
 	c.loop(stdin)
-	return 0
+	return c.writeGraph()
 }
 
 // startupError carries Fluxion's start-up message (ending in a newline).

@@ -178,13 +178,25 @@ func (c *cli) cmdRemove(args []string) {
 			c.errf("ERROR: failed to decode ranks.\n")
 			return
 		}
-		if err := c.m.RemoveRanks(set.Values()); err != nil {
+		if err := c.m.RemoveRanks(removalOrder(set, c.m.KnownRanks())); err != nil {
 			c.errf("ERROR: can't partial cancel subgraph \n")
 			c.errf("ERROR: %s", errText(err))
 		}
 	default:
 		c.errf("ERROR: invalid path boolean input \n")
 	}
+}
+
+// removalOrder returns the ranks of set that Fluxion's remove walks
+// through: in ascending order, up to and including the first one the
+// graph lacks (known are the graph's ranks), where the removal fails. The
+// set is never expanded further: it may name 2^63 ranks.
+func removalOrder(set, known idset.Set) []int64 {
+	upTo := set
+	if miss, ok := set.Difference(known).Min(); ok {
+		upTo = set.Intersect(idset.FromRanges(idset.Range{Lo: 0, Hi: miss}))
+	}
+	return upTo.Values() // at most the known ranks and the missing one
 }
 
 func (c *cli) cmdPartialCancel(args []string) {
