@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,5 +63,27 @@ func TestPartialCancelStatsOnFailure(t *testing.T) {
 	}
 	if !strings.Contains(se, "error encountered while removing job 1") {
 		t.Errorf("stderr %q", se)
+	}
+}
+
+// Issue 12: a match rejected for its negative duration leaves its
+// exclusive node in force for the next, non-exclusive match (-P high).
+func TestNegativeDurationExclusivityLeftover(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	good := filepath.Join(dir, "good.yaml")
+	write := func(path, res string, duration int) {
+		t.Helper()
+		s := "version: 1\nresources:\n" + res + "attributes:\n  system:\n    duration: " + strconv.Itoa(duration) +
+			"\ntasks:\n  - command: [ \"app\" ]\n    slot: default\n    count:\n      per_slot: 1\n"
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(bad, "  - type: slot\n    count: 1\n    label: default\n    with:\n      - type: node\n        count: 1\n        exclusive: true\n        with:\n          - type: socket\n            count: 1\n            with:\n              - type: core\n                count: 1\n", -12)
+	write(good, "  - type: node\n    count: 1\n    with:\n      - type: socket\n        count: 1\n        with:\n          - type: slot\n            count: 1\n            label: default\n            with:\n              - type: core\n                count: 1\n", 60)
+	out, _, _, _ := runCLI(t, []string{"-P", "high"}, "match allocate "+bad+"\nmatch allocate "+good+"\nquit\n")
+	if !regexp.MustCompile(`------node\d+\[1:x\]`).MatchString(out) {
+		t.Errorf("no exclusive node in:\n%s", out)
 	}
 }
