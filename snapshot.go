@@ -44,6 +44,8 @@ type snapshotDoc struct {
 	Matcher *match.State `json:"matcher"`
 	Jobs    []snapJob    `json:"jobs"`
 	Next    uint64       `json:"next_job"`
+	// Grant is a child instance's grant (hierarchy.go), absent otherwise.
+	Grant *Grant `json:"grant,omitempty"`
 }
 
 type snapJob struct {
@@ -56,10 +58,12 @@ type snapJob struct {
 
 // Snapshot writes the Matcher's complete state (graph, allocations,
 // reservations, statuses, job table and job-id counter) to w.
-func (x *Matcher) Snapshot(w io.Writer) error {
+func (x *Matcher) Snapshot(w io.Writer) error { return x.snapshotWith(w, nil) }
+
+func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 	x.mu.RLock()
 	st, err := x.m.State()
-	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next}
+	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next, Grant: grant}
 	for _, j := range x.jobsLocked() {
 		doc.Jobs = append(doc.Jobs, snapJob{j.ID, j.State.String(), j.Start, j.End, int64(j.Overhead)})
 	}
@@ -88,8 +92,14 @@ func (x *Matcher) Snapshot(w io.Writer) error {
 // appears twice and the next automatic id is above every id in the table.
 // The match statistics of Stat start again from zero.
 func Restore(r io.Reader) (*Matcher, error) {
-	bad := func(cause error, format string, args ...any) (*Matcher, error) {
-		return nil, newError("restore", ErrSnapshot, cause, format, args...)
+	x, _, err := restoreWith(r)
+	return x, err
+}
+
+// restoreWith is Restore that also returns a child's grant (hierarchy.go).
+func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
+	bad := func(cause error, format string, args ...any) (*Matcher, *Grant, error) {
+		return nil, nil, newError("restore", ErrSnapshot, cause, format, args...)
 	}
 	zr, err := gzip.NewReader(r)
 	if err != nil {
@@ -140,7 +150,7 @@ func Restore(r io.Reader) (*Matcher, error) {
 	x := wrap(m, doc.Options)
 	x.jobs = jobs
 	x.next = max(doc.Next, 1)
-	return x, nil
+	return x, doc.Grant, nil
 }
 
 // RestoreFrom replaces x's state (graph, schedule, job table and Options)
