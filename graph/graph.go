@@ -372,6 +372,13 @@ func (g *Graph) ByName(name string) []VertexID { return g.byName[name] }
 // ByRank lists vertices of rank r.
 func (g *Graph) ByRank(r int64) []VertexID { return g.byRank[r] }
 
+// HasRank reports whether the rank index has an entry for r. A rank whose
+// vertices were all removed keeps its (empty) entry, as in Fluxion.
+func (g *Graph) HasRank(r int64) bool {
+	_, ok := g.byRank[r]
+	return ok
+}
+
 // ByPath lists vertices at path p (in any subsystem).
 func (g *Graph) ByPath(p string) []VertexID { return g.byPath[p] }
 
