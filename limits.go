@@ -116,20 +116,7 @@ func (l Limits) readGraph(format string, data []byte, allowlist string) (*graph.
 	case FormatGRUG, "":
 		return grug.ReadLimited(data, rl)
 	case FormatJGF, FormatJGFShorthand:
-		// TODO(limits): use the jgf reader's own limits (depth, path
-		// bytes) once it has them; the vertex count is checked here.
-		doc, err := jgf.Parse(data)
-		if err != nil {
-			return nil, err
-		}
-		if n := len(doc.Nodes); n > rl.MaxVertices {
-			return nil, fmt.Errorf("gofluxion: the JGF document has %d nodes, more than Limits.MaxVertices (%d): %w", n, rl.MaxVertices, ErrLimit)
-		}
-		g := graph.New()
-		if err := jgf.Load(g, doc); err != nil {
-			return nil, err
-		}
-		return g, nil
+		return jgf.Limits(rl).Read(data)
 	case FormatRV1Exec, FormatRV1ExecForce:
 		return rv1.ReadExecLimited(data, rl)
 	case FormatHwloc:

@@ -64,10 +64,11 @@ func (m *Matcher) Holds(v graph.VertexID, dst []Hold) []Hold {
 }
 
 // DryRun runs a WithoutAllocating or WithoutAllocatingFuture match that
-// changes nothing at all. Match with those ops books nothing either, but,
-// as in Fluxion, its walk re-keys the dynamic child order of the
-// dynamic-order policies (first, firstnodex…), so a later match may pick
-// other resources than it would have; DryRun leaves the order as it was.
+// changes nothing at all. Match with those ops books nothing either, but
+// with Options.FluxionQuirks, as in Fluxion, its walk re-keys the dynamic
+// child order of the dynamic-order policies (first, firstnodex…), so a
+// later match may pick other resources than it would have; DryRun leaves
+// the order as it was whatever the options.
 // It is not safe on a View: WithoutAllocatingFuture's time search uses the
 // root filter's search state.
 func (m *Matcher) DryRun(op Op, js *jobspec.Jobspec, at int64, w emit.Writer) (int64, error) {

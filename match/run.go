@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/gofluxion/gofluxion/emit"
@@ -77,6 +78,9 @@ func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w em
 	if op < Allocate || op > WithoutAllocatingFuture {
 		return 0, &Error{Op: "match", Errno: EINVAL, Msg: "invalid match op " + strconv.Itoa(int(op))}
 	}
+	if op.Books() && m.holds(jobid) {
+		return 0, m.jobExists("match", jobid)
+	}
 	rc := m.run(op, js, jobid, at, w)
 	if m.counted.ok {
 		m.preTotal, m.postTotal = m.counted.pre, m.counted.post
@@ -89,6 +93,22 @@ func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w em
 		return at, nil
 	}
 	return m.cur.at, nil
+}
+
+// holds reports whether booking jobid would mix two bookings under one id:
+// the job holds something already. Fluxion books again and loses track of
+// the first booking's spans (resource-query reuses the id of a match whose
+// output could not be rendered); so does the matcher with FluxionFailures.
+func (m *Matcher) holds(jobid uint64) bool {
+	if m.opts.FluxionFailures {
+		return false
+	}
+	root := m.g.Root(m.dom)
+	return root != graph.NoVertex && m.jobRec(root, jobid, false) != nil
+}
+
+func (m *Matcher) jobExists(op string, jobid uint64) *Error {
+	return &Error{Op: op, Errno: EEXIST, Msg: op + ": job " + strconv.FormatUint(jobid, 10) + " already holds resources.\n"}
 }
 
 // beginOp clears the errno unless Fluxion's errno emulation is on.
@@ -173,6 +193,12 @@ func (m *Matcher) runOnce(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w 
 	}
 	d, ok := Duration(js.Duration)
 	if !ok {
+		if m.opts.FluxionQuirks {
+			// Fluxion adds the jobspec's exclusive types to the policy's
+			// before it checks the duration, and the early return skips
+			// their removal: they stay exclusive for every later match.
+			m.keepExclusive(c.excl)
+		}
 		m.errno = EINVAL
 		return -1
 	}
@@ -221,11 +247,21 @@ func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at,
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = d
 	m.cur.atype = atAlloc
+	m.cur.fromR = false
 	m.cur.cons = js.Constraint
 	m.cur.queue = js.Queue
 	m.cur.top = c.top
 	m.cur.orig = c.top
 	m.cur.dfv = c.dfv
+}
+
+// keepExclusive adds types to the policy's exclusive types for good.
+func (m *Matcher) keepExclusive(types []graph.TypeID) {
+	for _, t := range types {
+		if t >= 0 && !slices.Contains(m.polExcl, t) {
+			m.polExcl = append(m.polExcl, t)
+		}
+	}
 }
 
 // resetExcl sets the exclusive resource types of the current operation:

@@ -23,6 +23,9 @@ type point struct {
 	at  int64
 	rem int64
 	ref int64
+	// key is rem as the earliest-time search sees it: rem, except after
+	// UpdateTotalKeepSearch, until a span changes the point again.
+	key int64
 }
 
 // span is one booking. A free slot has planned < 0 and links the free list
@@ -283,13 +286,14 @@ func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
 		if cap(e.pts) == 0 {
 			e.pts = e.ptsBuf[:0]
 		}
-		e.pts = append(e.pts, point{at: p.base, rem: p.total, ref: 1})
+		e.pts = append(e.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
 	}
 	last := start + d
 	i := p.refPoint(start)
 	j := p.refPoint(last)
 	for k := i; k < j; k++ {
 		e.pts[k].rem -= request
+		e.pts[k].key = e.pts[k].rem
 	}
 	p.iter = iterNone
 	return p.ext.alloc(start, last, request), nil
@@ -304,7 +308,7 @@ func (p *Planner) refPoint(t int64) int {
 		e.pts[i].ref++
 		return i
 	}
-	e.pts = slices.Insert(e.pts, i+1, point{at: t, rem: e.pts[i].rem, ref: 1})
+	e.pts = slices.Insert(e.pts, i+1, point{at: t, rem: e.pts[i].rem, ref: 1, key: e.pts[i].rem})
 	return i + 1
 }
 
@@ -379,6 +383,7 @@ func (p *Planner) adjust(start, last, delta int64) (i, j int) {
 		} else {
 			pts[k].rem += delta
 		}
+		pts[k].key = pts[k].rem
 	}
 	return i, j
 }
@@ -475,7 +480,30 @@ func (p *Planner) Reset(base, horizon int64) {
 // units by n - Total(), clamped at 0 (so a later RemSpan can leave more
 // units free than the new total, as in the spec). A negative n is treated
 // as 0.
-func (p *Planner) UpdateTotal(n int64) {
+func (p *Planner) UpdateTotal(n int64) { p.updateTotal(n, false) }
+
+// UpdateTotalKeepSearch is UpdateTotal as Fluxion's planner does it: the
+// earliest-time search (AvailTimeFirst) keeps seeing each existing point's
+// remaining units from before the change, until a span changes the point
+// again (Fluxion indexes the points by remaining units for that search and
+// does not re-index them here). After a total grew, a point that had too
+// few units is therefore still skipped as a candidate.
+func (p *Planner) UpdateTotalKeepSearch(n int64) {
+	if len(p.points()) == 0 && max(n, 0) != p.total {
+		// Materialise the base point so that it keeps its old key.
+		if p.ext == nil {
+			p.ext = newExtra()
+		}
+		e := p.ext
+		if cap(e.pts) == 0 {
+			e.pts = e.ptsBuf[:0]
+		}
+		e.pts = append(e.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
+	}
+	p.updateTotal(n, true)
+}
+
+func (p *Planner) updateTotal(n int64, keepKeys bool) {
 	n = max(n, 0)
 	delta := n - p.total
 	p.total = n
@@ -488,6 +516,9 @@ func (p *Planner) UpdateTotal(n int64) {
 			r = math.MaxInt64
 		}
 		pts[i].rem = max(r, 0)
+		if !keepKeys {
+			pts[i].key = pts[i].rem
+		}
 	}
 	p.iter = iterNone
 }
@@ -556,7 +587,7 @@ func (p *Planner) nextCandidate() (int64, error) {
 	}
 	for i < len(pts) {
 		c := pts[i]
-		if c.rem < req {
+		if c.rem < req || c.key < req {
 			i++
 			continue
 		}

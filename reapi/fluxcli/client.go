@@ -218,6 +218,8 @@ func (cli *ReapiClient) InitContext(rgraph string, options string) error {
 		Traverser:      opts.TraverserPolicy,
 		PruneFilters:   opts.PruneFilters,
 		NoPruneFilters: strings.TrimSpace(opts.PruneFilters) == "",
+		// Fluxion's answers, but a failed operation changes nothing.
+		FluxionQuirks: true,
 	})
 	if err != nil {
 		stage := "traverser"
