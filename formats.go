@@ -2,7 +2,6 @@ package gofluxion
 
 import (
 	_ "embed"
-	"fmt"
 	"strings"
 
 	"github.com/gofluxion/gofluxion/emit"
@@ -55,8 +54,8 @@ func DemoGraph() *graph.Graph {
 // ReadGraph builds a resource graph from a document in one of the load
 // formats ("" is GRUG; jgf_shorthand reads as jgf, rv1exec_force as
 // rv1exec). allowlist (hwloc only) names the resource types to keep, comma
-// separated; empty keeps every supported type. The default Limits apply
-// (see Limits.ReadGraph).
+// separated; empty keeps every supported type. Errors match ErrInvalid.
+// The default Limits apply (see Limits.ReadGraph).
 func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
 	return Limits{}.ReadGraph(format, data, allowlist)
 }
@@ -64,7 +63,9 @@ func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, erro
 // ReadGraphFile reads a graph file, choosing the format from its extension:
 // .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors are
 // prefixed with the path and wrap the file system's (errors.Is(err,
-// fs.ErrNotExist)). The default Limits apply (see Limits.ReadGraphFile).
+// fs.ErrNotExist)): a missing file is ErrNotFound, an unreadable one or a
+// bad document ErrInvalid. The default Limits apply (see
+// Limits.ReadGraphFile).
 func ReadGraphFile(path string) (*graph.Graph, error) { return Limits{}.ReadGraphFile(path) }
 
 // NewWriter returns a fresh writer for a match format (one of
@@ -90,5 +91,5 @@ func NewWriter(format string) (emit.Writer, error) {
 	case "rv1_shorthand":
 		return rv1.NewWriter(rv1.RV1Shorthand), nil
 	}
-	return nil, fmt.Errorf("gofluxion: unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
+	return nil, invalidf("new writer", "unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
 }

@@ -100,6 +100,14 @@ func (l Limits) checkInput(what string, n int) error {
 
 // ReadGraph is the package's ReadGraph under the limits l.
 func (l Limits) ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	g, err := l.readGraph(format, data, allowlist)
+	if err != nil {
+		return nil, fromMatch("read graph", err)
+	}
+	return g, nil
+}
+
+func (l Limits) readGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
 	rl := l.readLimits()
 	if int64(len(data)) > rl.MaxInputBytes {
 		return nil, fmt.Errorf("gofluxion: the %s document is %d bytes, more than Limits.MaxInputBytes (%d): %w", cmp.Or(format, FormatGRUG), len(data), rl.MaxInputBytes, ErrLimit)
@@ -108,20 +116,7 @@ func (l Limits) ReadGraph(format string, data []byte, allowlist string) (*graph.
 	case FormatGRUG, "":
 		return grug.ReadLimited(data, rl)
 	case FormatJGF, FormatJGFShorthand:
-		// TODO(limits): use the jgf reader's own limits (depth, path
-		// bytes) once it has them; the vertex count is checked here.
-		doc, err := jgf.Parse(data)
-		if err != nil {
-			return nil, err
-		}
-		if n := len(doc.Nodes); n > rl.MaxVertices {
-			return nil, fmt.Errorf("gofluxion: the JGF document has %d nodes, more than Limits.MaxVertices (%d): %w", n, rl.MaxVertices, ErrLimit)
-		}
-		g := graph.New()
-		if err := jgf.Load(g, doc); err != nil {
-			return nil, err
-		}
-		return g, nil
+		return jgf.Limits(rl).Read(data)
 	case FormatRV1Exec, FormatRV1ExecForce:
 		return rv1.ReadExecLimited(data, rl)
 	case FormatHwloc:
@@ -133,6 +128,14 @@ func (l Limits) ReadGraph(format string, data []byte, allowlist string) (*graph.
 // ReadGraphFile is the package's ReadGraphFile under the limits l: it
 // reads at most MaxInputBytes of the file.
 func (l Limits) ReadGraphFile(path string) (*graph.Graph, error) {
+	g, err := l.readGraphFile(path)
+	if err != nil {
+		return nil, fromMatch("read graph", err)
+	}
+	return g, nil
+}
+
+func (l Limits) readGraphFile(path string) (*graph.Graph, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -153,7 +156,7 @@ func (l Limits) ReadGraphFile(path string) (*graph.Graph, error) {
 	case ".xml":
 		format = FormatHwloc
 	}
-	g, err := l.ReadGraph(format, data, "")
+	g, err := l.readGraph(format, data, "")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

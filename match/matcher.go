@@ -40,6 +40,21 @@ type Options struct {
 	// MaxFindDepth bounds how deep Find's criteria may nest parentheses
 	// (default graph.DefaultMaxDepth).
 	MaxFindDepth int
+
+	// FluxionQuirks reproduces decisions that follow from Fluxion's
+	// implementation rather than from its specification, none of which
+	// corrupts the schedule: a match rejected for its duration leaves its
+	// exclusive types in force, dry runs and updates re-key the dynamic
+	// child order, the emission level a walk could not close carries over,
+	// and re-priming keeps the reservation search's view of the free units
+	// (see the package doc). resource-query and reapi turn it on.
+	FluxionQuirks bool
+	// FluxionFailures makes operations fail where and as Fluxion's do and
+	// leave its half-changed state (partial cancels, rank removals, job
+	// ids booked twice; see the package doc); where Fluxion hangs it
+	// fails. Only resource-query, the fidelity instrument, turns it on.
+	// By default a failed operation changes nothing.
+	FluxionFailures bool
 }
 
 // matcherNames maps -S names to subsystem lists (spec resource-query.md §1).
@@ -237,6 +252,13 @@ type schedule struct {
 
 	nodesUp int64
 	polExcl []graph.TypeID
+
+	// jobIdx lists, per job, the vertices where it got a record (cancel
+	// visits them instead of walking from the root); lists are recycled.
+	jobIdx map[uint64]int32
+	vlists [][]graph.VertexID
+	vfree  []int32
+	vchunk []graph.VertexID
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection
@@ -258,6 +280,9 @@ type scratch struct {
 	emulate bool // keep errno across operations, as Fluxion's C errno does
 	msg     strings.Builder
 
+	// level is the emission level the last walk ended at (FluxionQuirks).
+	level int
+
 	// Visit counters of the current walk and Fluxion's running totals.
 	pre, post           int64
 	preTotal, postTotal int64
@@ -268,6 +293,21 @@ type scratch struct {
 	explain *explainRec // non-nil while Explain collects counts
 	static  bool        // Explain: visit every candidate (no dynamic order)
 	probe   bool        // Explain: an update walk that changes nothing
+
+	// exhaustive selects the reference walk (tests, visit counting); fast
+	// is set while a best-first selection runs (best.go).
+	exhaustive bool
+	fast       bool
+	dry        bool        // CountVisits: select but do not book
+	counted    visitCounts // CountVisits' counts for the next Match
+	walkDepth  int         // open domDFV levels (bounded by graph.MaxDepth)
+	best       bestState
+	slotReq    *req  // the slot request of the last kindSlot test
+	bestHits   int64 // selections the best-first walk decided (for tests)
+	bestAbort  bool  // the best-first walk found its order wrong
+	bestUsed   bool  // a best-first selection decided in this operation
+	// emptyUpdate: the last update walk of a match found nothing to book.
+	emptyUpdate bool
 }
 
 // labelRec is the jobspec label recorded on a vertex (Fluxion's
@@ -335,6 +375,12 @@ func (m *Matcher) checkRoots() error {
 	for _, s := range m.subs {
 		if m.g.Root(s) == graph.NoVertex {
 			return &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", m.g.SubsystemName(s))}
+		}
+		// The walks recurse once per level (breadth-first depth: the
+		// shortest path to each vertex; walks also never go deeper than
+		// maxWalkDepth, checked as they go).
+		if d := m.g.Depth(s); d > graph.MaxDepth {
+			return &ConfigError{"traverser", fmt.Errorf("subsystem %q is %d levels deep, more than graph.MaxDepth (%d)", m.g.SubsystemName(s), d, graph.MaxDepth)}
 		}
 	}
 	return nil
@@ -654,7 +700,11 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		ids[i] = int32(t)
 	}
 	if f := m.filt[si][u]; f != nil {
-		f.Update(totals, ids)
+		if m.opts.FluxionQuirks {
+			f.UpdateKeepSearch(totals, ids)
+		} else {
+			f.Update(totals, ids)
+		}
 		return
 	}
 	f, err := planner.NewMulti(0, math.MaxInt64, totals, ids)

@@ -2,15 +2,11 @@ package match
 
 import "github.com/gofluxion/gofluxion/internal/idset"
 
-// KnownRanks returns the ranks that have vertices in the graph. Callers
+// KnownRanks returns the ranks the graph knows: those it ever had, even
+// when all their vertices were removed since (graph.HasRank; Fluxion keeps
+// such ranks, and PartialCancel and RemoveRanks accept them). Callers
 // intersect a rank set from a user with it before expanding the set: the
 // set may name 2^63 ranks, the graph has few.
 func (m *Matcher) KnownRanks() idset.Set {
-	var ids []int64
-	for _, r := range m.g.Ranks() {
-		if len(m.g.ByRank(r)) > 0 {
-			ids = append(ids, r)
-		}
-	}
-	return idset.Of(ids...)
+	return idset.Of(m.g.Ranks()...)
 }

@@ -2,6 +2,8 @@ package match
 
 import (
 	"math"
+	"slices"
+	"strconv"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
@@ -73,7 +75,17 @@ func Duration(d float64) (int64, bool) {
 func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) (int64, error) {
 	m.msg.Reset()
 	m.beginOp()
+	if op < Allocate || op > WithoutAllocatingFuture {
+		return 0, &Error{Op: "match", Errno: EINVAL, Msg: "invalid match op " + strconv.Itoa(int(op))}
+	}
+	if op.Books() && m.holds(jobid) {
+		return 0, m.jobExists("match", jobid)
+	}
 	rc := m.run(op, js, jobid, at, w)
+	if m.counted.ok {
+		m.preTotal, m.postTotal = m.counted.pre, m.counted.post
+		m.counted.ok = false
+	}
 	if rc != 0 {
 		return 0, m.opError("match")
 	}
@@ -81,6 +93,22 @@ func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w em
 		return at, nil
 	}
 	return m.cur.at, nil
+}
+
+// holds reports whether booking jobid would mix two bookings under one id:
+// the job holds something already. Fluxion books again and loses track of
+// the first booking's spans (resource-query reuses the id of a match whose
+// output could not be rendered); so does the matcher with FluxionFailures.
+func (m *Matcher) holds(jobid uint64) bool {
+	if m.opts.FluxionFailures {
+		return false
+	}
+	root := m.g.Root(m.dom)
+	return root != graph.NoVertex && m.jobRec(root, jobid, false) != nil
+}
+
+func (m *Matcher) jobExists(op string, jobid uint64) *Error {
+	return &Error{Op: op, Errno: EEXIST, Msg: op + ": job " + strconv.FormatUint(jobid, 10) + " already holds resources.\n"}
 }
 
 // beginOp clears the errno unless Fluxion's errno emulation is on.
@@ -104,15 +132,73 @@ func (m *Matcher) opError(op string) *Error {
 // operation, as resource-query's -e prints them.
 func (m *Matcher) Visits() (pre, post int64) { return m.preTotal, m.postTotal }
 
+// CountVisits returns the visit counts Fluxion reports for Match(op, js,
+// jobid, at) in the current state, as Visits will return them after that
+// Match, without booking or emitting anything. They count the vertices of
+// Fluxion's exhaustive walk; Match itself walks best-first where the
+// policy allows it and then visits fewer, so resource-query calls this
+// before every match whose counts it prints (-e). Visits after the next
+// Match returns these counts.
+func (m *Matcher) CountVisits(op Op, js *jobspec.Jobspec, jobid uint64, at int64) (pre, post int64) {
+	errno, emulate := m.errno, m.emulate
+	p0, q0 := m.preTotal, m.postTotal
+	m.msg.Reset()
+	m.beginOp()
+	m.exhaustive, m.dry = true, true
+	m.run(op, js, jobid, at, nil)
+	m.exhaustive, m.dry = false, false
+	pre, post = m.preTotal, m.postTotal
+	m.preTotal, m.postTotal = p0, q0
+	m.counted = visitCounts{pre, post, true}
+	m.errno, m.emulate = errno, emulate
+	m.msg.Reset()
+	return pre, post
+}
+
+// visitCounts are counts CountVisits computed for the next Match.
+type visitCounts struct {
+	pre, post int64
+	ok        bool
+}
+
+// run runs one match operation. A best-first selection that the update
+// walk finds empty fails with whatever errno the walk left behind, which
+// only the reference walk knows: such an operation is run again with it.
 func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {
+	errno := m.errno
+	m.bestUsed = false
+	rc := m.runOnce(op, js, jobid, at, w)
+	if rc != 0 && m.bestUsed && m.emptyUpdate && !m.exhaustive {
+		m.errno = errno
+		m.msg.Reset()
+		m.exhaustive = true
+		rc = m.runOnce(op, js, jobid, at, w)
+		m.exhaustive = false
+	}
+	return rc
+}
+
+func (m *Matcher) runOnce(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {
+	m.emptyUpdate = false
 	root := m.g.Root(m.dom)
 	if js == nil || root == graph.NoVertex || len(js.Resources) == 0 {
 		m.errno = EINVAL
 		return -1
 	}
 	c := m.resolve(js)
+	if c == nil {
+		m.errno = EINVAL
+		m.msg.WriteString("jobspec: resource tree is nil, too deep or too large\n")
+		return -1
+	}
 	d, ok := Duration(js.Duration)
 	if !ok {
+		if m.opts.FluxionQuirks {
+			// Fluxion adds the jobspec's exclusive types to the policy's
+			// before it checks the duration, and the early return skips
+			// their removal: they stay exclusive for every later match.
+			m.keepExclusive(c.excl)
+		}
 		m.errno = EINVAL
 		return -1
 	}
@@ -145,7 +231,12 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 	if m.cur.at+m.cur.duration > GraphEnd {
 		m.cur.duration = GraphEnd - m.cur.at
 	}
-	return m.update(w, true)
+	if m.dry {
+		return 0
+	}
+	rc := m.update(w, true)
+	m.emptyUpdate = rc != 0
+	return rc
 }
 
 // setupMatch prepares the per-match context: exclusive types (the
@@ -156,11 +247,21 @@ func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at,
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = d
 	m.cur.atype = atAlloc
+	m.cur.fromR = false
 	m.cur.cons = js.Constraint
 	m.cur.queue = js.Queue
 	m.cur.top = c.top
 	m.cur.orig = c.top
 	m.cur.dfv = c.dfv
+}
+
+// keepExclusive adds types to the policy's exclusive types for good.
+func (m *Matcher) keepExclusive(types []graph.TypeID) {
+	for _, t := range types {
+		if t >= 0 && !slices.Contains(m.polExcl, t) {
+			m.polExcl = append(m.polExcl, t)
+		}
+	}
 }
 
 // resetExcl sets the exclusive resource types of the current operation:
