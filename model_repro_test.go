@@ -182,10 +182,11 @@ func TestReproRemovedHeldCancel(t *testing.T) {
 }
 
 // TestReproRemovedHeldEmission: after Remove of a core a job holds, the
-// socket's pruning filter still counts it against a smaller total. On main
-// a request for the socket's two free cores fails; with wt-ops it gets
-// them with an R that lacks the socket (a vertex whose filter span cannot
-// be booked is not emitted), an R that Update then refuses.
+// socket's pruning filter still counts it against a smaller total: a
+// request for the socket's two free cores fails as busy. (The model test
+// also met the variant where such a request succeeds with an R that lacks
+// the socket, whose filter span could not be booked, an R that Update then
+// refuses.)
 func TestReproRemovedHeldEmission(t *testing.T) {
 	x, err := New(tinyNodes(1, 4), Options{Policy: "high"})
 	if err != nil {
@@ -220,8 +221,9 @@ func TestReproRemovedHeldEmission(t *testing.T) {
 
 // TestReproAutomaticJobIDReused: once MatchWithID used 2^64-2, the
 // automatic id reaches 2^64-1 and stays there: Match gives 2^64-1 to a
-// second job while the first holds it (two jobs merged under one id). With
-// wt-api's Restore, such a Matcher's Snapshot cannot be restored either.
+// second job while the first holds it (two jobs merged under one id). Such
+// a Matcher's Snapshot cannot be restored either ("job 2^64-1 is not below
+// the next job id").
 func TestReproAutomaticJobIDReused(t *testing.T) {
 	x, err := New(tinyNodes(2, 2), Options{})
 	if err != nil {
@@ -312,9 +314,10 @@ func TestReproUpNodeCountDrifts(t *testing.T) {
 // TestReproPartialCancelAcrossSockets: a job holds the four cores of two
 // sockets; a JGF partial cancel listing three of them (on both sockets)
 // gives every ancestor of the first listed core the counts of all three.
-// main ignores the failed reduction of socket0's filter span and never
-// reduces socket1's, which then count released cores as busy (a request
-// for the three free cores fails); wt-ops refuses the cancel.
+// The cancel is refused ("can't reduce the filter span ... at socket0");
+// before the atomic partial cancel (wt-ops), the failed reduction was
+// ignored and socket1's span never reduced, so both counted released cores
+// as busy and a request for the three free cores failed.
 func TestReproPartialCancelAcrossSockets(t *testing.T) {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
@@ -799,8 +802,9 @@ func TestReproPartialCancelDropsAncestorExclusivity(t *testing.T) {
 }
 
 // TestReproPartialCancelAcrossSocketsAtomic: the partial cancel of
-// TestReproPartialCancelAcrossSockets, refused since wt-ops for its socket
-// filter span, has released the listed cores before it fails.
+// TestReproPartialCancelAcrossSockets, refused for its socket filter span,
+// has released the listed cores before it fails: the job stays ALLOCATED
+// while its cores are free for others (issue 13 item 1's outcome).
 func TestReproPartialCancelAcrossSocketsAtomic(t *testing.T) {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
