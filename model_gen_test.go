@@ -272,6 +272,9 @@ func genJobspec(r *rand.Rand, types map[string]bool) string {
 	if types["memory"] && (r.IntN(3) == 0 || len(leaves) == 0) {
 		leaves = append(leaves, fmt.Sprintf("{type: memory, count: %s%s}", cnt(1, 4), excl(r, 10)))
 	}
+	if len(leaves) == 0 {
+		leaves = append(leaves, "{type: core, count: 1}")
+	}
 	inner := "[" + strings.Join(leaves, ", ") + "]"
 	slot := -1
 	if r.IntN(4) != 0 {

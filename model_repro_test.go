@@ -835,3 +835,33 @@ func TestReproPartialCancelAcrossSocketsAtomic(t *testing.T) {
 		t.Errorf("the failed PartialCancel changed the state: %s", digestDiff(before, after))
 	}
 }
+
+// TestReproRankPartialCancelOfAnotherRank: a job holds a gpu of node1 only;
+// PartialCancel by rank 0, where it holds nothing, releases the whole job
+// (full, CANCELED, its gpu freed). (In the model test such a release also
+// left the job's records behind.)
+func TestReproRankPartialCancelOfAnotherRank(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	for i := range 2 {
+		n := b.MustAdd(c, "node", int64(i), graph.WithRank(int64(i)))
+		b.MustAdd(n, "core", 0, graph.WithRank(int64(i)))
+		b.MustAdd(n, "gpu", 0, graph.WithRank(int64(i)))
+	}
+	x, err := New(b.Graph(), Options{Policy: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: gpu, count: 1}]}]", 0), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := x.PartialCancel(a.JobID, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 3153600000}}`))
+	if err != nil {
+		return
+	}
+	if full {
+		j, _ := x.Info(a.JobID)
+		t.Errorf("a partial cancel of rank 0, where job %d holds nothing, released the whole job (%v; it still books %v)", a.JobID, j.State, jobLeafPaths(t, x, a.JobID))
+	}
+}

@@ -83,6 +83,7 @@ var modelKnown = map[string]string{
 	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
 	"partial-ancestors/":        "NEW: a JGF partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones, and drops the job's exclusivity spans on those ancestors although the job may still hold resources below them: a cancel across sockets is refused for a socket's filter span after it released the vertices (not atomic), an exclusive request can take a rack over what the job still holds, a job whose every resource was listed can stay ALLOCATED, and records or bookings can outlive the job (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelDropsAncestorExclusivity, TestReproPartialCancelOfEverythingNotFull, TestReproPartialCancelThenCancelLeaks)",
 	"restore-after-removal/":    "NEW, minor: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode and Explain answer differently (TestReproRestoreAfterRemoveDiffers)",
+	"partial-over-release":      "NEW: a rank-form partial cancel of a rank where the job holds nothing (or too little) can release the whole job (full, CANCELED), and may leave its records behind (TestReproRankPartialCancelOfAnotherRank)",
 	"remove-ranks-ancestors/":   "NEW: RemoveRanks, like a partial cancel, can untag an ancestor (a rack) of a job that still holds resources below it on other ranks; the job's Cancel then leaves those booked (TestReproRemoveRanksThenCancelLeaks)",
 	"remove-ranks-orphans/":     "NEW: RemoveRanks leaves the vertices below a rank's vertex that lack the rank findable by path; attaching the node again brings them back with their old status (and job records) (TestReproRemoveRanksKeepsOrphans)",
 }
@@ -1026,7 +1027,7 @@ func (r *runner) checkMatch(o *mop, res result) {
 	md, err, a := r.md, res.err, res.alloc
 	if err != nil {
 		if o.WithID && o.Op.Books() {
-			if j := md.jobs[o.ID]; j != nil && j.state != Canceled && errClass(err) != "exists" && r.parsed[o.JS] != nil {
+			if j := md.jobs[o.ID]; j != nil && j.state != Canceled && errClass(err) != "exists" && errClass(err) != "invalid" && r.parsed[o.JS] != nil {
 				r.failf("expect-class/match", "MatchWithID of live job %d: %v, want ErrExists", o.ID, err)
 			}
 		}
@@ -1147,9 +1148,29 @@ func (r *runner) checkPartial(o *mop, res result) {
 		return
 	}
 	if res.full {
+		// Released whole: then it held no leaf or exclusive vertex but
+		// those the R lists.
+		var kept []string
+		for _, h := range j.holds {
+			v := &md.vs[h.v]
+			if !v.live || !isLeafType(v.typ) && !h.excl {
+				continue
+			}
+			listed := slices.Contains(info.ranks, v.rank) && !info.hasJGF
+			for _, n := range info.nodes {
+				listed = listed || n.path == v.path
+			}
+			if !listed {
+				kept = append(kept, v.path)
+			}
+		}
 		md.release(j, func(mhold) bool { return true })
 		j.state = Canceled
 		j.partialJGF = info.hasJGF
+		j.rankPartial = !info.hasJGF
+		if len(kept) > 0 && !r.failf("partial-over-release", "a partial cancel released job %d whole, although it held %v the R does not list", j.id, kept) {
+			r.aborted = true // the job's records may linger (leftovers)
+		}
 		return
 	}
 	if info.hasJGF {
