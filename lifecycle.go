@@ -38,9 +38,20 @@ func parseR(op string, data []byte) (*rDoc, error) {
 			Start *float64 `json:"starttime"`
 			Exp   *float64 `json:"expiration"`
 		}
-		_ = json.Unmarshal(top["execution"], &ex)
+		// A starttime or expiration that is not a number must not read as
+		// 0 (Fluxion's reader does that): the job would be booked at the
+		// wrong time.
+		if err := json.Unmarshal(top["execution"], &ex); err != nil {
+			return nil, newError(op, ErrInvalid, err, "R's execution part: %v", err)
+		}
 		if ex.Start != nil {
+			if *ex.Start < 0 || *ex.Start >= float64(match.GraphEnd) {
+				return nil, invalidf(op, "R's execution.starttime %v is outside the graph's window [0, %d)", *ex.Start, match.GraphEnd)
+			}
 			d.start = int64(*ex.Start)
+		}
+		if ex.Exp != nil && *ex.Exp != 0 && ex.Start != nil && *ex.Exp < *ex.Start {
+			return nil, invalidf(op, "R's execution.expiration %v is before its starttime %v", *ex.Exp, *ex.Start)
 		}
 		if ex.Start != nil && ex.Exp != nil && *ex.Exp-*ex.Start > 0 {
 			d.dur = int64(*ex.Exp - *ex.Start)
