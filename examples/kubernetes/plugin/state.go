@@ -1212,7 +1212,7 @@ func (c *Cluster) explainLocked(js []byte, now int64, req Request, err error) *P
 		pe.Unresolvable = pe.Unresolvable || !sat
 	}
 	if !req.NUMA {
-		pe.Reason = strings.Replace(pe.Reason, "(with 1 numa, ", "(with ", 1)
+		pe.Reason = strings.Replace(pe.Reason, " 1 numa, ", " ", 1)
 	}
 	return pe
 }
@@ -1335,10 +1335,13 @@ func describeWhere(jgf []byte, a *Args) string {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	if len(names) > 4 {
+	switch {
+	case len(names) > 4:
 		return fmt.Sprintf("%d nodes (%s, …)", len(names), strings.Join(names[:4], ", "))
+	case len(names) > 1:
+		return "nodes " + strings.Join(names, ", ")
 	}
-	return "node " + strings.Join(names, ", ")
+	return "node " + names[0]
 }
 
 func (c *Cluster) cancelResvLocked(r *reservation) {
