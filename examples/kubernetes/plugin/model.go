@@ -341,12 +341,25 @@ func (p *place) leafMeta(t string, i int64) jgfMeta {
 	return m
 }
 
-// spine adds the cluster, level and node vertices and returns the node's id.
-func (p *place) spine(d *jgfDoc, nm jgfMeta) string {
-	parent := d.add(rootMeta())
+// spine adds the cluster, level and node vertices and returns the node's
+// id. seen, when not nil, holds the vertices the document has already
+// (several nodes in one document share their cluster and levels).
+func (p *place) spine(d *jgfDoc, nm jgfMeta, seen map[int64]bool) string {
+	add := func(m jgfMeta) (string, bool) {
+		if seen != nil {
+			if seen[m.UniqID] {
+				return strconv.FormatInt(m.UniqID, 10), false
+			}
+			seen[m.UniqID] = true
+		}
+		return d.add(m), true
+	}
+	parent, _ := add(rootMeta())
 	for _, lv := range p.levels {
-		id := d.add(lv.meta())
-		d.edge(parent, id)
+		id, fresh := add(lv.meta())
+		if fresh {
+			d.edge(parent, id)
+		}
 		parent = id
 	}
 	n := d.add(nm)
@@ -361,6 +374,13 @@ func (p *place) spine(d *jgfDoc, nm jgfMeta) string {
 // through a status change).
 func (p *place) nodeJGF(labels map[string]string) []byte {
 	var d jgfDoc
+	p.appendJGF(&d, labels, nil)
+	b, _ := json.Marshal(&d)
+	return b
+}
+
+// appendJGF adds the node's subgraph to a document (see nodeJGF).
+func (p *place) appendJGF(d *jgfDoc, labels map[string]string, seen map[int64]bool) {
 	nm := p.nodeMeta()
 	nm.Status = int(graph.StatusDown)
 	if len(labels) > 0 || p.nrt {
@@ -372,7 +392,7 @@ func (p *place) nodeJGF(labels map[string]string) []byte {
 			nm.Properties[nrtProperty] = "true"
 		}
 	}
-	n := p.spine(&d, nm)
+	n := p.spine(d, nm, seen)
 	next := units{}
 	for z, zu := range p.zones {
 		zid := d.add(p.zoneMeta(z))
@@ -385,14 +405,12 @@ func (p *place) nodeJGF(labels map[string]string) []byte {
 		}
 		next = next.plus(zu)
 	}
-	b, _ := json.Marshal(&d)
-	return b
 }
 
 // bookJGF is an R booking the given leaves of the node (exclusively).
 func (p *place) bookJGF(leaves []leaf) ([]byte, error) {
 	var d jgfDoc
-	n := p.spine(&d, p.nodeMeta())
+	n := p.spine(&d, p.nodeMeta(), nil)
 	zones := map[int]string{}
 	capu := p.cap()
 	for _, l := range leaves {

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -194,6 +195,7 @@ func (c *Cluster) Load(nodes []*v1.Node, pods []*v1.Pod) {
 	sort.Slice(mine, func(i, j int) bool { return mine[i].job < mine[j].job })
 	nodes = slices.Clone(nodes)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	c.attachAllLocked(nodes)
 	for _, n := range nodes {
 		c.setNodeLocked(n)
 	}
@@ -351,6 +353,61 @@ func (c *Cluster) placeFor(name string, sid int64, alloc raw, labels map[string]
 	p.nrt = len(zones) > 0
 	p.zones = fitZones(capacity(alloc, c.chunk), zones)
 	return p
+}
+
+// attachAllLocked attaches the nodes not in the graph yet in one JGF
+// document: Fluxion's attach recomputes the pruning filters of the whole
+// graph, so one attach per node would cost O(nodes × graph) at start-up.
+// setNodeLocked then finds them attached and sets their status.
+func (c *Cluster) attachAllLocked(nodes []*v1.Node) {
+	var d jgfDoc
+	seen := map[int64]bool{}
+	var batch []*nodeState
+	for _, n := range nodes {
+		if c.nodes[n.Name] != nil {
+			continue
+		}
+		alloc := nodeRaw(n, c.gpuRes)
+		ns := &nodeState{alloc: alloc, labels: maps.Clone(n.Labels), held: map[leaf]types.UID{}}
+		ns.place = c.placeFor(n.Name, c.pickSID(n.Name), alloc, ns.labels)
+		for _, lv := range ns.levels { // registered now, so that later nodes share them
+			if c.levels[lv.path] == nil {
+				c.levels[lv.path], c.luniq[lv.uniq] = lv, true
+			}
+		}
+		c.sids[ns.sid] = n.Name
+		ns.appendJGF(&d, ns.labels, seen)
+		batch = append(batch, ns)
+	}
+	if len(batch) == 0 {
+		return
+	}
+	b, _ := json.Marshal(&d)
+	err := c.m.Attach(b)
+	for _, ns := range batch {
+		delete(c.sids, ns.sid)
+		if err != nil {
+			continue
+		}
+		for _, lv := range ns.levels {
+			lv.nodes++
+		}
+		c.nodes[ns.name], c.sids[ns.sid] = ns, ns.name
+	}
+	if err != nil {
+		// one at a time then, each error logged by setNodeLocked
+		c.log.Error(err, "attaching the nodes at once failed", "nodes", len(batch))
+		for path, lv := range c.levels {
+			if lv.nodes == 0 {
+				delete(c.levels, path)
+				delete(c.luniq, lv.uniq)
+			}
+		}
+		return
+	}
+	c.dirty = true
+	metricVertices.Set(float64(c.m.Vertices()))
+	c.log.V(2).Info("nodes attached", "nodes", len(batch))
 }
 
 // attachLocked attaches a node (down) and counts it in its level vertices.
