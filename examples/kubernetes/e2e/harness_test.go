@@ -161,7 +161,9 @@ func installNRTCRD(t *testing.T, admin *rest.Config) {
 	dc := dynamic.NewForConfigOrDie(admin)
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "noderesourcetopologies.topology.node.k8s.io"},
+		"metadata": map[string]any{"name": "noderesourcetopologies.topology.node.k8s.io",
+			// a *.k8s.io group needs it; the upstream CRD carries this one
+			"annotations": map[string]any{"api-approved.kubernetes.io": "https://github.com/kubernetes/enhancements/pull/1870"}},
 		"spec": map[string]any{
 			"group": "topology.node.k8s.io", "scope": "Cluster",
 			"names": map[string]any{"plural": "noderesourcetopologies", "singular": "noderesourcetopology", "kind": "NodeResourceTopology", "shortNames": []any{"node-res-topo"}},

@@ -64,6 +64,7 @@ func topologyRequired(t *testing.T, k kube, wait time.Duration) {
 	pl := k.waitBound(g, wait)
 	nodes := placedOn(t, pl)
 	t.Logf("rack-required gang: %v", nodes)
+	t.Cleanup(func() { k.cleanup(nil, "req", "bad-") })
 	if !slices.Equal(nodes, []string{"tr-1a", "tr-1b", "tr-1c"}) {
 		t.Fatalf("not within rack r1: %v", nodes)
 	}
@@ -76,12 +77,17 @@ func topologyRequired(t *testing.T, k kube, wait time.Duration) {
 	bad := k.createGangWith("bad", 1, 1, 1, 0, labelled(plugin.KeyRequired, "rak"))
 	msg = k.waitEvent(bad, `unknown level "rak" (levels: zone, rack)`, wait)
 	t.Logf("unknown level: %s", msg)
-	k.deletePods(slices.Concat(g, h, bad))
+	k.deletePods(slices.Concat(h, bad))
 	k.checkCapacity()
 }
 
 // TopologyPreferred: a gang that no rack can hold falls back to a zone.
 func topologyPreferred(t *testing.T, k kube, wait time.Duration) {
+	var names []string
+	for _, n := range topoNodes {
+		names = append(names, n.name)
+	}
+	t.Cleanup(func() { k.cleanup(names, "pref-") })
 	g := k.createGangWith("pref", 4, 2, 1, 0, labelled(plugin.KeyPreferred, "rack"))
 	pl := k.waitBound(g, wait)
 	nodes := placedOn(t, pl)
@@ -89,12 +95,6 @@ func topologyPreferred(t *testing.T, k kube, wait time.Duration) {
 	if !slices.Equal(nodes, []string{"tr-2a", "tr-2b", "tr-3a", "tr-3b"}) {
 		t.Fatalf("not within zone z2: %v", nodes)
 	}
-	k.deletePods(g)
-	var names []string
-	for _, n := range topoNodes {
-		names = append(names, n.name)
-	}
-	k.deleteNodes(names...)
 }
 
 // NUMASingle: each pod's cores and gpus come from one zone of the node's
@@ -102,6 +102,7 @@ func topologyPreferred(t *testing.T, k kube, wait time.Duration) {
 func numaSingle(t *testing.T, k kube, admin *rest.Config, sched *scheduler, wait time.Duration) {
 	k.addNodeL("numa-0", rackLabels("zn", "rn"), 16, 32, 2)
 	k.addNodeL("flat-0", rackLabels("zn", "rn"), 16, 32, 2)
+	t.Cleanup(func() { k.cleanup([]string{"numa-0", "flat-0"}, "ns-") })
 	zone := func(i int) any {
 		return map[string]any{"name": fmt.Sprintf("node-%d", i), "type": "Node", "resources": []any{
 			map[string]any{"name": "cpu", "capacity": "8", "allocatable": "8", "available": "8"},
@@ -122,7 +123,7 @@ func numaSingle(t *testing.T, k kube, admin *rest.Config, sched *scheduler, wait
 		t.Fatal(err)
 	}
 	// the scheduler re-attaches the node with its two zones
-	seen := regexp.MustCompile(`"node attached" node="numa-0".*zones=2`)
+	seen := regexp.MustCompile(`"node (re-)?attached".* node="numa-0".* zones=2`)
 	deadline := time.Now().Add(wait)
 	for !sched.logMatches(seen) {
 		if time.Now().After(deadline) {
@@ -161,11 +162,9 @@ func numaSingle(t *testing.T, k kube, admin *rest.Config, sched *scheduler, wait
 		t.Errorf("two pods of 6 cores and 1 gpu in one zone of 8 cores and 1 gpu: %v", zones)
 	}
 	k.checkCapacity()
-	k.deletePods(g)
 	if err := dc.Resource(plugin.NRTResource).Delete(context.Background(), "numa-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	k.deleteNodes("numa-0", "flat-0")
 }
 
 // GangReservation: a 4-node gang waiting behind running pods keeps its
@@ -176,6 +175,9 @@ func gangReservation(t *testing.T, k kube, wait time.Duration) {
 	for i := range 4 {
 		k.addNodeL(fmt.Sprintf("rv-%d", i), rackLabels("zr", "rr"), 4, 8, 0)
 	}
+	t.Cleanup(func() {
+		k.cleanup([]string{"rv-0", "rv-1", "rv-2", "rv-3"}, "run", "resv-", "short-", "long-", "forever-")
+	})
 	deadline := func(secs int64) func(*v1.Pod) {
 		return func(p *v1.Pod) { p.Spec.ActiveDeadlineSeconds = &secs }
 	}
@@ -188,7 +190,7 @@ func gangReservation(t *testing.T, k kube, wait time.Duration) {
 		running = append(running, k.createGangWith(fmt.Sprintf("run%d", i), 1, 4, 1, 0, deadline(300))...)
 	}
 	k.waitBound(running, wait)
-	big := k.createGangWith("big", 4, 4, 1, 0, walltime("10m"))
+	big := k.createGangWith("resv", 4, 4, 1, 0, walltime("10m"))
 	msg := k.waitEvent(big, "reserved at", wait)
 	t.Logf("big: %s", msg)
 	k.requireNoneBound(big, time.Second)
@@ -214,8 +216,6 @@ func gangReservation(t *testing.T, k kube, wait time.Duration) {
 	distinctNodes(t, plB)
 	k.requireNoneBound(slices.Concat(long, forever), 2*time.Second)
 	k.checkCapacity()
-	k.deletePods(slices.Concat(big, long, forever))
-	k.deleteNodes("rv-0", "rv-1", "rv-2", "rv-3")
 }
 
 // reservedTimes returns the distinct reservation messages of the
@@ -277,5 +277,24 @@ func deployedRBAC(t *testing.T, admin kubernetes.Interface, saCfg *rest.Config, 
 				t.Errorf("scheduler %d was refused something: %s", i, line)
 			}
 		}
+	}
+}
+
+// cleanup deletes the pods whose names start with one of prefixes, then
+// the nodes (run at the end of a subtest, failed or not).
+func (k kube) cleanup(nodes []string, prefixes ...string) {
+	pods, err := k.cs.CoreV1().Pods("default").List(k.ctx(), metav1.ListOptions{})
+	if err == nil {
+		zero := int64(0)
+		for _, p := range pods.Items {
+			for _, pre := range prefixes {
+				if strings.HasPrefix(p.Name, pre) {
+					_ = k.cs.CoreV1().Pods("default").Delete(k.ctx(), p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		_ = k.cs.CoreV1().Nodes().Delete(k.ctx(), n, metav1.DeleteOptions{})
 	}
 }

@@ -503,6 +503,7 @@ func (c *Cluster) reattachLocked(ns *nodeState, labels map[string]string) bool {
 			ns.up = true
 		}
 	}
+	c.log.V(2).Info("node re-attached", "node", ns.name, "path", ns.path, "zones", len(ns.zones), "nrt", ns.nrt, "pods", len(keep))
 	for _, ps := range keep {
 		if err := c.bookPodLocked(ns, ps); err != nil {
 			c.log.Error(err, "cannot book the pod again after its node changed; counting its requests instead", "pod", klog.KRef(ps.ns, ps.name))
@@ -1237,7 +1238,7 @@ func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts [
 		}
 		if err != nil {
 			pe := c.explainLocked(js, now, req, err)
-			if sc.label != "" {
+			if sc.label != "" && sc.top == "" {
 				pe.Reason = sc.label + ": " + pe.Reason
 			}
 			if len(shapes) > 1 {
