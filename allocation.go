@@ -1,6 +1,8 @@
 package gofluxion
 
 import (
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofluxion/gofluxion/emit"
@@ -8,36 +10,49 @@ import (
 )
 
 // Allocation is the result of a successful match: which job got what, and
-// when. It renders in every match format.
+// when. It renders in every match format. Its fields and methods are safe
+// to use concurrently with the Matcher's operations.
 type Allocation struct {
 	JobID uint64 // 0 for WithoutAllocating and WithoutAllocatingFuture
 	// Reserved reports a reservation: the job starts later than asked.
-	Reserved   bool
-	Start, End int64 // the booked window [Start, End)
+	Reserved bool
+	// Start and End are the booked window [Start, End), in seconds on the
+	// Matcher's timeline (see Matcher.Match).
+	Start, End int64
 	// Resources lists the selected vertices in emission order (post-order:
 	// children before their parent).
 	Resources []Resource
 	// Overhead is the wall time the match took.
 	Overhead time.Duration
 
+	// Rendering replays rec against the graph, which Attach may grow
+	// concurrently: it reads it under the Matcher's read lock.
+	mu     *sync.RWMutex
 	g      *graph.Graph
 	rec    *emit.Recorder
 	format string
+	leaf   []bool // by Resources index: the vertex has no children
 }
 
 // Resource is one selected vertex of an Allocation.
 type Resource struct {
-	Path      string // containment (dominant) path, e.g. /demo0/rack0/node3
-	Type      string
-	Name      string
-	ID        int64
-	Rank      int64 // the broker rank, -1 when the vertex has none
-	Units     int64 // units taken (a pool may be taken partly)
+	Path string // containment (dominant) path, e.g. /demo0/rack0/node3
+	Type string
+	Name string
+	ID   int64 // the vertex's id among its type (core17: 17), -1 for none
+	Rank int64 // the broker rank, -1 when the vertex has none
+	// Units is the number of the vertex's units taken: 1 for a core or a
+	// node, the amount for a pool such as memory (in the graph's unit: GB
+	// in GRUG recipes and the demo graph), which may be taken partly.
+	Units     int64
 	Exclusive bool
 }
 
-func newAllocation(g *graph.Graph, rec *emit.Recorder, id uint64, start, at int64, format string) *Allocation {
-	a := &Allocation{JobID: id, Reserved: start > at, Start: start, g: g, rec: rec, format: format}
+// newAllocation builds the result of an operation; the caller holds x's
+// write lock.
+func newAllocation(x *Matcher, rec *emit.Recorder, id uint64, start, at int64) *Allocation {
+	g := x.m.Graph()
+	a := &Allocation{JobID: id, Reserved: start > at, Start: start, mu: &x.mu, g: g, rec: rec, format: x.opts.Format}
 	a.End = start
 	for _, v := range rec.Vertices() {
 		vx := g.V(v.ID)
@@ -49,6 +64,7 @@ func newAllocation(g *graph.Graph, rec *emit.Recorder, id uint64, start, at int6
 			Path: path, Type: g.TypeName(v.ID), Name: vx.Name, ID: vx.ID, Rank: vx.Rank,
 			Units: v.Needs, Exclusive: v.Exclusive,
 		})
+		a.leaf = append(a.leaf, len(g.Out(v.ID)) == 0)
 	}
 	if s, e, ok := rec.Window(); ok {
 		a.Start, a.End = s, e
@@ -57,14 +73,21 @@ func newAllocation(g *graph.Graph, rec *emit.Recorder, id uint64, start, at int6
 }
 
 // Render renders the allocation in a match format: simple, pretty_simple,
-// jgf, jgf_shorthand, rlite, rv1, rv1_nosched or rv1_shorthand.
+// jgf, jgf_shorthand, rlite, rv1, rv1_nosched or rv1_shorthand (an unknown
+// name is ErrInvalid).
 func (a *Allocation) Render(format string) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
-		return "", err
+		return "", relabel(err, "render")
 	}
+	a.mu.RLock()
 	a.rec.Replay(a.g, w)
-	return w.Render()
+	a.mu.RUnlock()
+	s, err := w.Render()
+	if err != nil {
+		return "", fromMatch("render", err)
+	}
+	return s, nil
 }
 
 // String renders the allocation in the Matcher's default format (rv1
@@ -72,4 +95,77 @@ func (a *Allocation) Render(format string) (string, error) {
 func (a *Allocation) String() string {
 	s, _ := a.Render(a.format)
 	return s
+}
+
+// Nodes returns the names of the nodes the allocation holds resources on
+// (vertices of type node), in the order of Resources.
+func (a *Allocation) Nodes() []string {
+	var out []string
+	for _, r := range a.Resources {
+		if r.Type == "node" {
+			out = append(out, r.Name)
+		}
+	}
+	return out
+}
+
+// NodeUse is what an allocation takes on one node (see ByNode).
+type NodeUse struct {
+	Name, Path string
+	Rank       int64
+	// Exclusive reports that the node itself is taken whole.
+	Exclusive bool
+	// Cores and GPUs count the cores and gpus taken; Memory is the memory
+	// taken, in the graph's unit (GB in GRUG recipes and the demo graph).
+	Cores, GPUs, Memory int64
+	// Other holds the units taken of every other leaf type (resources
+	// with nothing below them), by type; nil when there are none.
+	Other map[string]int64
+}
+
+// ByNode returns, per node of Nodes and in the same order, the leaves the
+// allocation takes below it: cores, gpus, memory and the others. Leaves
+// outside any node (a graph without nodes) are not reported.
+func (a *Allocation) ByNode() []NodeUse {
+	var out []NodeUse
+	byPath := map[string]int{}
+	for _, r := range a.Resources {
+		if r.Type == "node" {
+			byPath[r.Path] = len(out)
+			out = append(out, NodeUse{Name: r.Name, Path: r.Path, Rank: r.Rank, Exclusive: r.Exclusive})
+		}
+	}
+	for i, r := range a.Resources {
+		if !a.leaf[i] || r.Type == "node" {
+			continue
+		}
+		n := nodeOf(out, byPath, r.Path)
+		if n == nil {
+			continue
+		}
+		switch r.Type {
+		case "core":
+			n.Cores += r.Units
+		case "gpu":
+			n.GPUs += r.Units
+		case "memory":
+			n.Memory += r.Units
+		default:
+			if n.Other == nil {
+				n.Other = map[string]int64{}
+			}
+			n.Other[r.Type] += r.Units
+		}
+	}
+	return out
+}
+
+// nodeOf returns the node whose path is the longest proper prefix of path.
+func nodeOf(nodes []NodeUse, byPath map[string]int, path string) *NodeUse {
+	for i := strings.LastIndexByte(path, '/'); i > 0; i = strings.LastIndexByte(path[:i], '/') {
+		if k, ok := byPath[path[:i]]; ok {
+			return &nodes[k]
+		}
+	}
+	return nil
 }

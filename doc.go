@@ -10,15 +10,30 @@
 // keeps a job table:
 //
 //	g, _ := gofluxion.ReadGraphFile("cluster.graphml")
-//	m, _ := gofluxion.New(g, gofluxion.Options{Policy: "hinode"})
+//	m, _ := gofluxion.New(g, gofluxion.Options{Policy: gofluxion.PolicyHiNode})
 //	js, _ := m.ParseJobspec(yaml)
 //	a, err := m.Match(gofluxion.AllocateOrElseReserve, js, now)
 //	r, err := a.Render("rv1") // or a.Resources, a.Start, a.Reserved…
 //
-// Time is a parameter: Match books at now or, for AllocateOrElseReserve,
-// reserves at the earliest later time the request fits. Errors tell "not
-// now" (ErrBusy) from "never" (ErrUnsatisfiable); Explain says which level
-// of the request falls short and by how much.
+// Time is a parameter, in seconds on the caller's own timeline: Match
+// books at now or, for AllocateOrElseReserve, reserves at the earliest
+// later time the request fits. Jobspecs come from YAML (ParseJobspec) or
+// from Go (jobspec.New), and are validated on every call.
+//
+// Every error is an *Error matching exactly one sentinel: ErrBusy (not
+// now), ErrUnsatisfiable (never, even on an empty graph with everything
+// up), ErrInvalid, ErrNotFound, ErrExists or ErrSnapshot. Explain says
+// which level of the request falls short and by how much; Allocation.Nodes,
+// Allocation.ByNode and Matcher.Usage answer "where" and "how much"
+// without parsing text; WriteDOT and WriteGraphML draw the schedule.
+//
+// Where the package deliberately differs from Fluxion (whose behaviour
+// resource-query and reapi/fluxcli keep): failures are classified by
+// whether the request could fit an empty graph, not by Fluxion's errno;
+// Satisfiable rejects requests that take nothing exclusively, which no
+// booking op ever allocates; WithoutAllocating changes nothing, not even
+// the candidate order of dynamic policies; attached nodes count as up; a
+// failed operation changes nothing.
 //
 // The rest of a scheduler's life is covered too: Cancel and PartialCancel
 // release resources, Update re-applies an R written earlier (restart
@@ -28,6 +43,10 @@
 // what-if copy and Snapshot/Restore save and reload the complete state.
 // WriteJGF exports a graph, and DemoGraph is a small cluster to try things
 // on.
+//
+// Every input is bounded (Limits, in Options.Limits or on the readers):
+// a hostile document or argument gets an error wrapping ErrLimit instead
+// of exhausting memory or the stack.
 //
 // A Matcher is safe for concurrent use; see its documentation for which
 // operations run concurrently. The decisions are byte-for-byte those of

@@ -47,7 +47,7 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// [{"rank": "7", "children": {"core": "0-31", "gpu": "0-1"}}]
-	// gofluxion: unknown match format "xml" (want one of simple, pretty_simple, jgf, jgf_shorthand, rlite, rv1, rv1_nosched, rv1_shorthand)
+	// gofluxion: new: unknown match format "xml" (want one of simple, pretty_simple, jgf, jgf_shorthand, rlite, rv1, rv1_nosched, rv1_shorthand)
 }
 
 func ExampleOptions() {
@@ -200,14 +200,17 @@ attributes: {}
 tasks: []
 `))
 	fmt.Println(err)
-	// Errors are *jobspec.Error values, which also tell where.
+	// Errors match ErrInvalid and carry a *jobspec.Error, which also
+	// tells where.
+	fmt.Println(errors.Is(err, gofluxion.ErrInvalid))
 	var e *jobspec.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Detail())
 	}
 	// Output:
 	// node 3600 <nil>
-	// Value of "type" must be a resource type known to fluxion
+	// gofluxion: parse jobspec: invalid jobspec: line 2, column 20 (resources[0].type): Value of "type" must be a resource type known to fluxion
+	// true
 	// line 2, column 20 (resources[0].type): Value of "type" must be a resource type known to fluxion
 }
 
@@ -349,7 +352,7 @@ func ExampleMatcher_Info() {
 	// Output:
 	// 1 ALLOCATED 0 600
 	// 2 RESERVED 600 1200
-	// gofluxion: job 3: not found
+	// gofluxion: info: no job 3
 }
 
 func ExampleMatcher_Jobs() {
@@ -484,7 +487,7 @@ func ExampleMatcher_RankStatus() {
 	// Output:
 	// 3 true <nil>
 	// 4 false <nil>
-	// 99 false gofluxion: no node vertex at rank 99: not found
+	// 99 false gofluxion: rank status: no node vertex at rank 99
 }
 
 // node8 is a JGF subgraph: a ninth node (rank 8) with one socket of two
@@ -503,7 +506,7 @@ const node8 = `{"graph": {"nodes": [
 func ExampleMatcher_Attach() {
 	m, _ := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
 	nine := mustParse(m, []byte(`version: 1
-resources: [{type: node, count: 9, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]}]
+resources: [{type: node, count: 9, with: [{type: slot, count: 1, label: default, with: [{type: socket, count: 1, with: [{type: core, count: 2}]}]}]}]
 attributes: {system: {duration: 60}}
 tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 `))
@@ -714,7 +717,7 @@ tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 	e, _ = m.Explain(mustParse(m, []byte(oneSocket)), 0)
 	fmt.Printf("%q\n", e.Reason())
 	// Output:
-	// needs 2 gpu: 1 found now, only 1 exist
+	// needs 1 node (with 1 socket, 2 gpu each): 0 found now, none even when free; needs 2 gpu: 1 found now, only 1 exist
 	// ""
 }
 

@@ -16,10 +16,22 @@ type Explanation = match.Explanation
 // free, so a scheduler can say "needs 4 node (with 2 gpu each): 3 found
 // now, 8 when free" instead of just "unsatisfiable". It books nothing and
 // runs concurrently with other read-only queries.
+//
+// For a gang (a count of nodes with resources in each), Reason names the
+// outer count that falls short first ("needs 4 node (with 2 gpu each): 2
+// found now, 8 when free"), followed by the inner level that is short too,
+// if any. at is in seconds (see Match).
 func (x *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
+	if err := checkRequest("explain", js); err != nil {
+		return nil, err
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
-	return v.Explain(js, at)
+	e, err := v.Explain(js, at)
+	if err != nil {
+		return nil, fromMatch("explain", err)
+	}
+	return e, nil
 }

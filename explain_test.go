@@ -54,7 +54,7 @@ func TestExplain(t *testing.T) {
 	if e.FitsNow || e.Satisfiable {
 		t.Fatalf("explain = %+v, want neither fitting now nor satisfiable", e)
 	}
-	if got, want := e.Reason(), "needs 2 gpu: 1 found now, only 1 exist"; got != want {
+	if got, want := e.Reason(), "needs 4 node (with 2 gpu each): 0 found now, none even when free; needs 2 gpu: 1 found now, only 1 exist"; got != want {
 		t.Errorf("reason %q, want %q", got, want)
 	}
 	// Five of the eight nodes taken: a 4-node request of whole nodes is busy.

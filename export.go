@@ -28,7 +28,11 @@ func WriteJGF(g *graph.Graph) (string, error) {
 			w.Edge(g, graph.EdgeID(e), false)
 		}
 	}
-	return w.Render()
+	s, err := w.Render()
+	if err != nil {
+		return "", fromMatch("write jgf", err)
+	}
+	return s, nil
 }
 
 func markReachable(g *graph.Graph, v graph.VertexID, seen []bool) {

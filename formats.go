@@ -2,15 +2,11 @@ package gofluxion
 
 import (
 	_ "embed"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/grug"
-	"github.com/gofluxion/gofluxion/hwloc"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/rv1"
 )
@@ -58,43 +54,19 @@ func DemoGraph() *graph.Graph {
 // ReadGraph builds a resource graph from a document in one of the load
 // formats ("" is GRUG; jgf_shorthand reads as jgf, rv1exec_force as
 // rv1exec). allowlist (hwloc only) names the resource types to keep, comma
-// separated; empty keeps every supported type.
+// separated; empty keeps every supported type. Errors match ErrInvalid.
+// The default Limits apply (see Limits.ReadGraph).
 func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
-	switch format {
-	case FormatGRUG, "":
-		return grug.Read(data)
-	case FormatJGF, FormatJGFShorthand:
-		return jgf.Read(data)
-	case FormatRV1Exec, FormatRV1ExecForce:
-		return rv1.ReadExec(data)
-	case FormatHwloc:
-		return hwloc.Read(data, allowlist)
-	}
-	return nil, fmt.Errorf("gofluxion: unknown load format %q (want one of %s)", format, strings.Join(LoadFormats(), ", "))
+	return Limits{}.ReadGraph(format, data, allowlist)
 }
 
 // ReadGraphFile reads a graph file, choosing the format from its extension:
 // .json is JGF, .xml hwloc, anything else (.graphml) GRUG. Errors are
 // prefixed with the path and wrap the file system's (errors.Is(err,
-// fs.ErrNotExist)).
-func ReadGraphFile(path string) (*graph.Graph, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	format := FormatGRUG
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".json":
-		format = FormatJGF
-	case ".xml":
-		format = FormatHwloc
-	}
-	g, err := ReadGraph(format, data, "")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return g, nil
-}
+// fs.ErrNotExist)): a missing file is ErrNotFound, an unreadable one or a
+// bad document ErrInvalid. The default Limits apply (see
+// Limits.ReadGraphFile).
+func ReadGraphFile(path string) (*graph.Graph, error) { return Limits{}.ReadGraphFile(path) }
 
 // NewWriter returns a fresh writer for a match format (one of
 // MatchFormats), for the lower layers that write selections to an
@@ -119,5 +91,5 @@ func NewWriter(format string) (emit.Writer, error) {
 	case "rv1_shorthand":
 		return rv1.NewWriter(rv1.RV1Shorthand), nil
 	}
-	return nil, fmt.Errorf("gofluxion: unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
+	return nil, invalidf("new writer", "unknown match format %q (want one of %s)", format, strings.Join(MatchFormats(), ", "))
 }

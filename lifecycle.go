@@ -2,13 +2,11 @@ package gofluxion
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
-	"github.com/gofluxion/gofluxion/internal/idset"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/rv1"
@@ -24,13 +22,13 @@ type rDoc struct {
 	exec       *rv1.R // the execution part, when there is no scheduling part
 }
 
-func parseR(data []byte) (*rDoc, error) {
+func parseR(op string, data []byte) (*rDoc, error) {
 	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil, fmt.Errorf("gofluxion: empty R: %w", ErrInvalid)
+		return nil, invalidf(op, "R is empty")
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("gofluxion: failed to parse R string: %v: %w", err, ErrInvalid)
+		return nil, newError(op, ErrInvalid, err, "R is not a JSON object: %v", err)
 	}
 	var version int
 	_, hasExec := top["execution"]
@@ -40,9 +38,20 @@ func parseR(data []byte) (*rDoc, error) {
 			Start *float64 `json:"starttime"`
 			Exp   *float64 `json:"expiration"`
 		}
-		_ = json.Unmarshal(top["execution"], &ex)
+		// A starttime or expiration that is not a number must not read as
+		// 0 (Fluxion's reader does that): the job would be booked at the
+		// wrong time.
+		if err := json.Unmarshal(top["execution"], &ex); err != nil {
+			return nil, newError(op, ErrInvalid, err, "R's execution part: %v", err)
+		}
 		if ex.Start != nil {
+			if *ex.Start < 0 || *ex.Start >= float64(match.GraphEnd) {
+				return nil, invalidf(op, "R's execution.starttime %v is outside the graph's window [0, %d)", *ex.Start, match.GraphEnd)
+			}
 			d.start = int64(*ex.Start)
+		}
+		if ex.Exp != nil && *ex.Exp != 0 && ex.Start != nil && *ex.Exp < *ex.Start {
+			return nil, invalidf(op, "R's execution.expiration %v is before its starttime %v", *ex.Exp, *ex.Start)
 		}
 		if ex.Start != nil && ex.Exp != nil && *ex.Exp-*ex.Start > 0 {
 			d.dur = int64(*ex.Exp - *ex.Start)
@@ -56,31 +65,31 @@ func parseR(data []byte) (*rDoc, error) {
 				scheme, path, _ := strings.Cut(*w.Writer, ":")
 				switch {
 				case scheme != "fluxion":
-					return nil, fmt.Errorf("gofluxion: unsupported scheduling.writer scheme (not fluxion): %w", ErrInvalid)
+					return nil, invalidf(op, "R's scheduling.writer %q is not fluxion's", *w.Writer)
 				case path == "" || path == "jgf":
 				case path == "jgf_shorthand":
 					d.shorthand = true
 				default:
-					return nil, fmt.Errorf("gofluxion: unsupported fluxion scheduling.writer format %q: %w", path, ErrInvalid)
+					return nil, invalidf(op, "R's scheduling.writer format %q is not jgf or jgf_shorthand", path)
 				}
 			}
 			doc, err := jgf.Parse(sched)
 			if err != nil {
-				return nil, err
+				return nil, newError(op, ErrInvalid, err, "R's scheduling part: %v", err)
 			}
 			d.jgf = doc
 			return d, nil
 		}
 		r, err := rv1.ParseR(data)
 		if err != nil {
-			return nil, err
+			return nil, newError(op, ErrInvalid, err, "R: %v", err)
 		}
 		d.exec = r
 		return d, nil
 	}
 	doc, err := jgf.Parse(data)
 	if err != nil {
-		return nil, err
+		return nil, newError(op, ErrInvalid, err, "R is neither an RFC 20 R nor a JGF: %v", err)
 	}
 	return &rDoc{jgf: doc, dur: match.GraphEnd}, nil
 }
@@ -89,16 +98,17 @@ func parseR(data []byte) (*rDoc, error) {
 // as written in the rv1 or rv1_nosched format, or a JGF as written in the
 // jgf format), as job id. This is how a restarted scheduler rebuilds its
 // state from the allocations it handed out. The window comes from the R's
-// starttime and expiration (a bare JGF gets [0, end of time)).
+// starttime and expiration, in seconds (a bare JGF gets the graph's whole
+// window, [0, 3153600000)).
 func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
-	d, err := parseR(R)
+	d, err := parseR("update", R)
 	if err != nil {
 		return nil, err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if j, ok := x.jobs[id]; ok && j.State != Canceled {
-		return nil, fmt.Errorf("gofluxion: update job %d: %w", id, ErrExists)
+		return nil, newError("update", ErrExists, nil, "job %d is %s", id, strings.ToLower(j.State.String()))
 	}
 	rec := &emit.Recorder{}
 	start := time.Now()
@@ -109,9 +119,9 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	}
 	took := time.Since(start)
 	if err != nil {
-		return nil, err
+		return nil, fromMatch("update", err)
 	}
-	a := newAllocation(x.m.Graph(), rec, id, d.start, d.start, x.opts.Format)
+	a := newAllocation(x, rec, id, d.start, d.start)
 	a.End = d.start + d.dur
 	a.Overhead = took
 	x.jobs[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
@@ -129,7 +139,7 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 // resources below a node stay booked: use an R with a scheduling part.
 // Reservations cannot be partially canceled.
 func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
-	d, err := parseR(R)
+	d, err := parseR("partial cancel", R)
 	if err != nil {
 		return false, err
 	}
@@ -137,7 +147,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	defer x.mu.Unlock()
 	j, ok := x.jobs[id]
 	if !ok || j.State != Allocated {
-		return false, fmt.Errorf("gofluxion: partial cancel: no allocation for job %d: %w", id, ErrNotFound)
+		return false, newError("partial cancel", ErrNotFound, nil, "no job %d allocated", id)
 	}
 	if d.jgf != nil {
 		full, err = x.m.PartialCancelJGF(id, d.jgf)
@@ -145,7 +155,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 		full, err = x.m.PartialCancel(id, d.exec.Ranks())
 	}
 	if err != nil {
-		return false, err
+		return false, fromMatch("partial cancel", err)
 	}
 	if full {
 		j.State = Canceled
@@ -155,20 +165,17 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 
 // Attach grows the graph with a JGF subgraph: vertices whose path and rank
 // exist are reused, the others are added under them. On error the graph
-// is unchanged.
-//
-// As in Fluxion, attached nodes are not counted as up nodes: a request for
-// more nodes than were up before (nine on the eight-node demo graph) still
-// fails Fluxion's node-count pre-check, although Satisfiable accepts it.
+// is unchanged. Unlike Fluxion's resource-query, attached nodes count as
+// up nodes at once (and removed ones are forgotten).
 func (x *Matcher) Attach(jgfDoc []byte) error {
-	doc, err := jgf.Parse(jgfDoc)
+	doc, err := x.opts.Limits.checkAttach(jgfDoc)
 	if err != nil {
-		return err
+		return newError("attach", ErrInvalid, err, "%v", err)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.m.Attach(doc); err != nil {
-		return err
+		return fromMatch("attach", err)
 	}
 	x.m.CountUpNodes()
 	return nil
@@ -180,7 +187,7 @@ func (x *Matcher) Remove(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err := x.m.RemovePath(path); err != nil {
-		return fmt.Errorf("gofluxion: remove %s: no such resource path: %w", path, ErrNotFound)
+		return newError("remove", ErrNotFound, err, "no resource at path %q", path)
 	}
 	x.m.CountUpNodes()
 	return nil
@@ -188,16 +195,20 @@ func (x *Matcher) Remove(path string) error {
 
 // RemoveRanks releases what every job holds on the given ranks (an idset
 // such as "3-5,8") and removes their vertices, with the subgraphs below
-// them.
+// them. A rank the graph does not have is ErrNotFound, found before
+// anything changes (Fluxion removes the ranks before it).
 func (x *Matcher) RemoveRanks(ranks string) error {
-	set, err := idset.Parse(ranks)
-	if err != nil {
-		return fmt.Errorf("gofluxion: ranks %q are not an idset like 0-3,7: %w", ranks, ErrInvalid)
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.m.RemoveRanks(set.Values()); err != nil {
-		return err
+	sel, err := x.opts.Limits.rankSet(x.m, ranks)
+	if err != nil {
+		return fromMatch("remove ranks", err)
+	}
+	if !sel.missing.Empty() {
+		return fromMatch("remove ranks", errMissingRanks(sel.missing)) // before anything changes
+	}
+	if err := x.m.RemoveRanks(sel.known); err != nil {
+		return fromMatch("remove ranks", err)
 	}
 	x.m.CountUpNodes()
 	return nil
@@ -205,7 +216,8 @@ func (x *Matcher) RemoveRanks(ranks string) error {
 
 // SetRankStatus marks ranks (an idset such as "3-5,8", or "all") up or
 // down: for each rank, its vertex with the shortest path (normally its
-// node). Ranks the graph does not have are ignored.
+// node). Ranks the graph does not have are ignored (the set is never
+// expanded beyond the graph's ranks; Limits.MaxRankSet bounds its size).
 func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -218,11 +230,14 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 			}
 		}
 	} else {
-		set, err := idset.Parse(ranks)
-		if err != nil || set.Empty() {
-			return fmt.Errorf("gofluxion: invalid idset string %q: %w", ranks, ErrInvalid)
+		sel, err := x.opts.Limits.rankSet(x.m, ranks)
+		if err != nil {
+			return fromMatch("set rank status", err)
 		}
-		ids = set.Values()
+		if sel.set.Empty() {
+			return invalidf("set rank status", "empty rank set %q", ranks)
+		}
+		ids = sel.known
 	}
 	st := graph.StatusDown
 	if up {
@@ -239,7 +254,7 @@ func (x *Matcher) RankStatus(r int64) (up bool, err error) {
 	defer x.mu.RUnlock()
 	st, ok := x.m.RankStatus(r)
 	if !ok {
-		return false, fmt.Errorf("gofluxion: no node vertex at rank %d: %w", r, ErrNotFound)
+		return false, newError("rank status", ErrNotFound, nil, "no node vertex at rank %d", r)
 	}
 	return st == graph.StatusUp, nil
 }

@@ -18,8 +18,8 @@ resources: [{type: node, count: 9, with: [{type: slot, count: 1, label: default,
 attributes: {system: {duration: 100}}
 tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 `))
-	if _, err := x.Match(Allocate, nine, 0); !errors.Is(err, ErrBusy) {
-		t.Fatalf("9 nodes on an 8-node graph: %v, want ErrBusy", err)
+	if _, err := x.Match(Allocate, nine, 0); !errors.Is(err, ErrUnsatisfiable) {
+		t.Fatalf("9 nodes on an 8-node graph: %v, want ErrUnsatisfiable", err)
 	}
 	node8 := `{"graph": {"nodes": [
  {"id": "0", "metadata": {"type": "cluster", "basename": "demo", "id": 0, "paths": {"containment": "/demo0"}}},
@@ -48,8 +48,8 @@ tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 	if got := x.Stat().Vertices; got != before {
 		t.Errorf("after remove: %d vertices, want %d", got, before)
 	}
-	if _, err := x.Match(Allocate, nine, 0); !errors.Is(err, ErrBusy) {
-		t.Errorf("9 nodes after removing node8: %v, want ErrBusy", err)
+	if _, err := x.Match(Allocate, nine, 0); !errors.Is(err, ErrUnsatisfiable) {
+		t.Errorf("9 nodes after removing node8: %v, want ErrUnsatisfiable", err)
 	}
 	if err := x.Remove("/demo0/nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("remove of a missing path: %v, want ErrNotFound", err)

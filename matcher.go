@@ -2,8 +2,8 @@ package gofluxion
 
 import (
 	"errors"
-	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,50 +13,77 @@ import (
 	"github.com/gofluxion/gofluxion/match"
 )
 
-// Errors, for errors.Is. A failed Match wraps one of the first three.
-var (
-	// ErrBusy: the request fits the graph but not at the requested time.
-	ErrBusy = match.ErrBusy
-	// ErrUnsatisfiable: the request can never be met by this graph. As in
-	// Fluxion, AllocateWithSatisfiability also reports it when the request
-	// needs more nodes than are up at the time (Satisfiable ignores status).
-	ErrUnsatisfiable = match.ErrUnsatisfiable
-	// ErrInvalid: a bad argument (duration, empty request, bad R…).
-	ErrInvalid = match.ErrInvalid
-	// ErrNotFound: an unknown job, path or rank.
-	ErrNotFound = match.ErrNotFound
-	// ErrExists: a job id that is already allocated or reserved.
-	ErrExists = errors.New("job id already in use")
-)
-
-// Op is a match operation.
+// Op is a match operation. Only the constants below are valid: any other
+// value is rejected with ErrInvalid.
 type Op = match.Op
 
 // The match operations (Fluxion's match ops).
 const (
-	// Allocate books at the asked time, or fails with ErrBusy.
+	// Allocate books at the asked time, or fails with ErrBusy (or
+	// ErrUnsatisfiable when the request could never fit).
 	Allocate = match.Allocate
 	// AllocateOrElseReserve books at the asked time, else reserves at the
 	// earliest later time the request fits (Allocation.Reserved).
 	AllocateOrElseReserve = match.AllocateOrElseReserve
-	// AllocateWithSatisfiability books at the asked time; on failure it
-	// tells ErrBusy (fits later) from ErrUnsatisfiable (never fits).
+	// AllocateWithSatisfiability is Allocate (kept for Fluxion's op set:
+	// every root op tells ErrBusy from ErrUnsatisfiable).
 	AllocateWithSatisfiability = match.AllocateWithSatisfiability
 	// Satisfiability books nothing and returns no allocation: only whether
 	// the request could ever fit (see Matcher.Satisfiable).
 	Satisfiability = match.Satisfiability
-	// WithoutAllocating is Allocate without booking: it returns what would
-	// be selected, with JobID 0, and consumes no job id.
+	// WithoutAllocating is a dry run of Allocate: it returns what would be
+	// selected, with JobID 0, and changes nothing, so later decisions are
+	// the same as without it. (Fluxion's, and so resource-query's and
+	// reapi/fluxcli's, re-orders the candidates of dynamic-order policies
+	// such as first, which can change later decisions.)
 	WithoutAllocating = match.WithoutAllocating
-	// WithoutAllocatingFuture is AllocateOrElseReserve without booking.
+	// WithoutAllocatingFuture is a dry run of AllocateOrElseReserve.
 	WithoutAllocatingFuture = match.WithoutAllocatingFuture
 )
 
+func validOp(op Op) bool { return op >= Allocate && op <= WithoutAllocatingFuture }
+
+// The policy names of Options.Policy (Fluxion's). Each picks, among the
+// candidates that fit, by vertex ids: "high" prefers the highest ids,
+// "low" the lowest; the node variants score whole nodes first; the "x"
+// variants take nodes exclusively.
+const (
+	// PolicyFirst takes the first match in a dynamic candidate order
+	// (Fluxion's default): candidates that were never used come first,
+	// highest id first, so on the demo graph the first job goes to node7.
+	// It stops at the first fit, which makes it the fastest.
+	PolicyFirst = "first"
+	// PolicyFirstNodeX is first, taking whole nodes.
+	PolicyFirstNodeX = "firstnodex"
+	// PolicyHigh prefers resources with the highest ids (node7 before node0).
+	PolicyHigh = "high"
+	// PolicyLow prefers resources with the lowest ids (node0 first).
+	PolicyLow = "low"
+	// PolicyHiNode is high, scoring by node first.
+	PolicyHiNode = "hinode"
+	// PolicyLoNode is low, scoring by node first.
+	PolicyLoNode = "lonode"
+	// PolicyHiNodeX is hinode, taking whole nodes.
+	PolicyHiNodeX = "hinodex"
+	// PolicyLoNodeX is lonode, taking whole nodes.
+	PolicyLoNodeX = "lonodex"
+	// PolicyLocality packs a job into as few subtrees as it can.
+	PolicyLocality = "locality"
+	// PolicyVariation spreads jobs by the nodes' performance class
+	// (property perf_class).
+	PolicyVariation = "variation"
+)
+
+// Policies lists the policy names.
+func Policies() []string {
+	return []string{PolicyFirst, PolicyFirstNodeX, PolicyHigh, PolicyLow, PolicyHiNode, PolicyLoNode,
+		PolicyHiNodeX, PolicyLoNodeX, PolicyLocality, PolicyVariation}
+}
+
 // Options configure a Matcher; zero values select Fluxion's defaults.
 type Options struct {
-	// Policy is a policy name (first, high, low, hinode, lonode, hinodex,
-	// lonodex, firstnodex, locality, variation) or a custom policy string
-	// such as "policy=high node_centric=true". Default "first".
+	// Policy is one of the Policy constants or a custom policy string
+	// such as "policy=high node_centric=true". Default PolicyFirst.
 	Policy string
 	// Subsystems names the subsystems to match: "CA" (containment, the
 	// default), "C+PA" (containment and power), … (see match.SubsystemNames).
@@ -70,6 +97,8 @@ type Options struct {
 	Traverser string
 	// Format is the match format of Allocation.String (default "rv1").
 	Format string
+	// Limits bound the inputs of the Matcher's methods (zero: defaults).
+	Limits Limits
 }
 
 // JobState is the state of a job in the job table.
@@ -94,9 +123,11 @@ func (s JobState) String() string {
 
 // Job is one entry of the job table.
 type Job struct {
-	ID         uint64
-	State      JobState
-	Start, End int64 // the booked window [Start, End)
+	ID    uint64
+	State JobState
+	// Start and End are the booked window [Start, End), in seconds on the
+	// Matcher's timeline (the unit and origin of Match's at).
+	Start, End int64
 	// Overhead is the wall time the operation that created the job took.
 	Overhead time.Duration
 }
@@ -125,7 +156,7 @@ type Matcher struct {
 
 // Stats summarises a Matcher (see Matcher.Stat).
 type Stats struct {
-	Vertices, Edges int
+	Vertices, Edges int // live (not removed) vertices and edges
 	Jobs            int // jobs allocated or reserved now
 	Matched         int // successful booking matches so far
 	// MinMatch, MaxMatch and AvgMatch are the wall times of successful
@@ -134,21 +165,30 @@ type Stats struct {
 }
 
 // New creates a Matcher for g. Options are validated here: an unknown
-// policy, subsystem set, traverser, pruning spec or format is an error.
-// The Matcher owns g from now on: change it only through the Matcher.
+// policy, subsystem set, traverser, pruning spec or format is an error
+// (ErrInvalid). The Matcher owns g from now on: change it only through the
+// Matcher.
 func New(g *graph.Graph, opts Options) (*Matcher, error) {
+	if g == nil {
+		return nil, invalidf("new", "graph is nil")
+	}
 	if opts.Format == "" {
 		opts.Format = "rv1"
 	}
 	if _, err := NewWriter(opts.Format); err != nil {
-		return nil, err
+		return nil, relabel(err, "new")
 	}
 	m, err := match.New(g, match.Options{
 		Policy: opts.Policy, Subsystems: opts.Subsystems, PruneFilters: opts.PruneFilters,
 		NoPruneFilters: opts.NoPruneFilters, Traverser: opts.Traverser,
+		MaxFindDepth: opts.Limits.withDefaults().MaxDepth,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: %w", err)
+		var ce *match.ConfigError
+		if errors.As(err, &ce) {
+			return nil, newError("new", ErrInvalid, err, "bad %s option: %v", ce.Stage, ce.Err)
+		}
+		return nil, newError("new", ErrInvalid, err, "%v", err)
 	}
 	m.CountUpNodes()
 	return wrap(m, opts), nil
@@ -173,18 +213,57 @@ func (x *Matcher) view() *match.Matcher {
 
 // ParseJobspec parses a canonical jobspec (YAML or JSON) against this
 // Matcher's graph: resource types the graph does not know are rejected.
+// Errors match ErrInvalid; errors.As finds the *jobspec.Error with the
+// offending entry's path and position.
 func (x *Matcher) ParseJobspec(data []byte) (*jobspec.Jobspec, error) {
 	x.mu.RLock()
 	types := x.m.Graph().Types
 	x.mu.RUnlock()
-	return jobspec.Parse(data, jobspec.Options{KnownType: func(t string) bool { _, ok := types.Lookup(t); return ok }})
+	js, err := jobspec.Parse(data, jobspec.Options{KnownType: func(t string) bool {
+		_, ok := types.Lookup(t)
+		return ok
+	}})
+	if err != nil {
+		return nil, fromMatch("parse jobspec", err)
+	}
+	return js, nil
 }
 
-// Match runs op for js at time at with an automatic job id (one more than
-// the largest id used so far; ids are consumed only by successful booking
-// matches). For Satisfiability it returns (nil, nil) when js could ever
-// fit, and an error wrapping ErrUnsatisfiable otherwise.
+// checkRequest validates a jobspec given to Match, MatchWithID, Explain or
+// Satisfiable: jobspec.Validate, a non-empty request and a duration the
+// graph's window can hold.
+func checkRequest(op string, js *jobspec.Jobspec) error {
+	if err := jobspec.Validate(js); err != nil {
+		return fromMatch(op, err)
+	}
+	if len(js.Resources) == 0 {
+		return invalidf(op, "the jobspec requests no resources")
+	}
+	if _, ok := match.Duration(js.Duration); !ok {
+		return invalidf(op, "jobspec duration %v is not a number of seconds in [0, %d]", js.Duration, match.GraphEnd)
+	}
+	return nil
+}
+
+// Match runs op for js at time at, with an automatic job id (one more
+// than the largest id used so far; ids are consumed only by successful
+// booking matches).
+//
+// at is in seconds, on the Matcher's own timeline: whatever origin the
+// caller chooses (0, or Unix time), used consistently. Jobs hold their
+// resources for js.Duration seconds from their start (fractions round up);
+// a zero duration means until the end of the graph's window, [0,
+// 3153600000) seconds, 100 years from 0.
+//
+// A failed match changes nothing and returns an error matching ErrBusy
+// when the request would fit the graph were everything free and up (so
+// it may fit later), ErrUnsatisfiable when it would not (retrying is
+// pointless), or ErrInvalid for a bad jobspec or op. For Satisfiability
+// it returns (nil, nil) when js could ever fit.
 func (x *Matcher) Match(op Op, js *jobspec.Jobspec, at int64) (*Allocation, error) {
+	if err := x.checkMatch(op, js); err != nil {
+		return nil, err
+	}
 	if op == Satisfiability {
 		return nil, x.satisfiable(js, at)
 	}
@@ -197,26 +276,42 @@ func (x *Matcher) Match(op Op, js *jobspec.Jobspec, at int64) (*Allocation, erro
 // match_with_jobid); the id must not be allocated or reserved already
 // (ErrExists), but the id of a canceled job may be used again.
 func (x *Matcher) MatchWithID(op Op, js *jobspec.Jobspec, id uint64, at int64) (*Allocation, error) {
+	if err := x.checkMatch(op, js); err != nil {
+		return nil, err
+	}
 	if op == Satisfiability {
 		return nil, x.satisfiable(js, at)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if j, ok := x.jobs[id]; ok && j.State != Canceled {
-		return nil, fmt.Errorf("gofluxion: job %d: %w", id, ErrExists)
+		return nil, newError("match", ErrExists, nil, "job %d is %s", id, strings.ToLower(j.State.String()))
 	}
 	return x.matchLocked(op, js, id, at)
+}
+
+func (x *Matcher) checkMatch(op Op, js *jobspec.Jobspec) error {
+	if !validOp(op) {
+		return invalidf("match", "unknown op %d", int(op))
+	}
+	return checkRequest("match", js)
 }
 
 func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (*Allocation, error) {
 	rec := &emit.Recorder{}
 	start := time.Now()
-	got, err := x.m.Match(op, js, id, at, rec)
+	var got int64
+	var err error
+	if op.Books() {
+		got, err = x.m.Match(op, js, id, at, rec)
+	} else {
+		got, err = x.m.DryRun(op, js, at, rec)
+	}
 	took := time.Since(start)
 	if err != nil {
-		return nil, err
+		return nil, x.matchError(err, js, at)
 	}
-	a := newAllocation(x.m.Graph(), rec, id, got, at, x.opts.Format)
+	a := newAllocation(x, rec, id, got, at)
 	a.Overhead = took
 	if op.Books() {
 		st := Allocated
@@ -232,6 +327,38 @@ func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 	return a, nil
 }
 
+// matchError classifies a failed match: ErrUnsatisfiable exactly when the
+// request would not be allocated on the graph with everything free and up
+// (match.Feasible), ErrBusy otherwise. Fluxion's errno alone differs from
+// that: Allocate and AllocateOrElseReserve report EBUSY for requests that
+// can never fit (more nodes than the graph has, or a request that takes
+// nothing exclusively), and AllocateWithSatisfiability ENODEV for ones
+// that only need nodes that are down. The caller holds the write lock.
+func (x *Matcher) matchError(err error, js *jobspec.Jobspec, at int64) error {
+	if !errors.Is(err, ErrBusy) && !errors.Is(err, ErrUnsatisfiable) {
+		return fromMatch("match", err)
+	}
+	v := x.view()
+	defer x.views.Put(v)
+	if ferr := v.Feasible(js); ferr != nil {
+		return unsatisfiable("match", ferr)
+	}
+	return newError("match", ErrBusy, err, "the request does not fit at time %d (resources are busy or down)", at)
+}
+
+// unsatisfiable converts a failed match.Feasible.
+func unsatisfiable(op string, err error) error {
+	if !errors.Is(err, ErrUnsatisfiable) {
+		return fromMatch(op, err)
+	}
+	msg := "the request can never be satisfied by this graph, even with everything free and up"
+	var me *match.Error
+	if errors.As(err, &me) && me.Msg != "" {
+		msg = "the request can never be allocated: " + me.Msg
+	}
+	return newError(op, ErrUnsatisfiable, err, "%s", msg)
+}
+
 func (x *Matcher) recordStat(d time.Duration) {
 	s := &x.stats
 	if s.Matched == 0 || d < s.MinMatch {
@@ -243,17 +370,27 @@ func (x *Matcher) recordStat(d time.Duration) {
 }
 
 // Satisfiable reports whether js could ever be allocated on this graph
-// (ignoring what is booked and what is down): nil, or an error wrapping
-// ErrUnsatisfiable (or ErrInvalid for a bad request).
-func (x *Matcher) Satisfiable(js *jobspec.Jobspec) error { return x.satisfiable(js, 0) }
+// (ignoring what is booked and what is down): nil, or an error matching
+// ErrUnsatisfiable (or ErrInvalid for a bad request). Unlike Fluxion's
+// satisfiability op, it also rejects requests whose selection takes
+// nothing exclusively (a bare "core: 1", without a slot or "exclusive:
+// true"), which no booking op ever allocates.
+func (x *Matcher) Satisfiable(js *jobspec.Jobspec) error {
+	if err := checkRequest("satisfiable", js); err != nil {
+		return err
+	}
+	return x.satisfiable(js, 0)
+}
 
 func (x *Matcher) satisfiable(js *jobspec.Jobspec, at int64) error {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
-	_, err := v.Match(match.Satisfiability, js, 0, at, emit.Discard)
-	return err
+	if err := v.Feasible(js); err != nil {
+		return unsatisfiable("satisfiable", err)
+	}
+	return nil
 }
 
 // Cancel releases everything job id holds. Canceled jobs stay in the job
@@ -263,10 +400,10 @@ func (x *Matcher) Cancel(id uint64) error {
 	defer x.mu.Unlock()
 	j, ok := x.jobs[id]
 	if !ok || j.State == Canceled {
-		return fmt.Errorf("gofluxion: cancel job %d: %w", id, ErrNotFound)
+		return newError("cancel", ErrNotFound, nil, "no job %d allocated or reserved", id)
 	}
 	if err := x.m.Cancel(id); err != nil {
-		return err
+		return fromMatch("cancel", err)
 	}
 	j.State = Canceled
 	return nil
@@ -278,7 +415,7 @@ func (x *Matcher) Info(id uint64) (Job, error) {
 	defer x.mu.RUnlock()
 	j, ok := x.jobs[id]
 	if !ok {
-		return Job{}, fmt.Errorf("gofluxion: job %d: %w", id, ErrNotFound)
+		return Job{}, newError("info", ErrNotFound, nil, "no job %d", id)
 	}
 	return *j, nil
 }
@@ -335,22 +472,29 @@ func (x *Matcher) Find(criteria, format string) (string, error) {
 	return x.FindAt(criteria, format, time.Now().Unix())
 }
 
-// FindAt is Find with the time that agfilter mode reports usage at (the
-// only part of find that depends on time). As in Fluxion, a filter with
-// nothing in use at now reports its usage at time 0 instead.
+// FindAt is Find with the time, in seconds, that agfilter mode reports
+// usage at (the only part of find that depends on time). As in Fluxion, a
+// filter with nothing in use at now reports its usage at time 0 instead.
 func (x *Matcher) FindAt(criteria, format string, now int64) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
-		return "", err
+		return "", relabel(err, "find")
+	}
+	if err := x.opts.Limits.checkFind(criteria); err != nil {
+		return "", fromMatch("find", err)
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
 	if err := v.Find(criteria, now, w); err != nil {
-		return "", err
+		return "", fromMatch("find", err)
 	}
-	return w.Render()
+	s, err := w.Render()
+	if err != nil {
+		return "", fromMatch("find", err)
+	}
+	return s, nil
 }
 
 // SetStatus marks the vertices at path up or down. Down vertices (and
@@ -363,7 +507,10 @@ func (x *Matcher) SetStatus(path string, up bool) error {
 	if up {
 		st = graph.StatusUp
 	}
-	return x.m.SetStatus(path, st)
+	if len(x.m.Graph().ByPath(path)) == 0 {
+		return newError("set status", ErrNotFound, nil, "no resource at path %q", path)
+	}
+	return fromMatch("set status", x.m.SetStatus(path, st))
 }
 
 // Status reports whether the first vertex at path is itself marked up. A
@@ -374,7 +521,7 @@ func (x *Matcher) Status(path string) (up bool, err error) {
 	defer x.mu.RUnlock()
 	vs := x.m.Graph().ByPath(path)
 	if len(vs) == 0 {
-		return false, fmt.Errorf("gofluxion: resource path %s: %w", path, ErrNotFound)
+		return false, newError("status", ErrNotFound, nil, "no resource at path %q", path)
 	}
 	return x.m.Graph().V(vs[0]).Status == graph.StatusUp, nil
 }

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -39,9 +37,6 @@ const (
 	SnapshotVersion = 1
 )
 
-// ErrSnapshot wraps every error of reading a snapshot.
-var ErrSnapshot = errors.New("bad snapshot")
-
 type snapshotDoc struct {
 	Format  string       `json:"format"`
 	Version int          `json:"version"`
@@ -49,6 +44,8 @@ type snapshotDoc struct {
 	Matcher *match.State `json:"matcher"`
 	Jobs    []snapJob    `json:"jobs"`
 	Next    uint64       `json:"next_job"`
+	// Grant is a child instance's grant (hierarchy.go), absent otherwise.
+	Grant *Grant `json:"grant,omitempty"`
 }
 
 type snapJob struct {
@@ -61,68 +58,99 @@ type snapJob struct {
 
 // Snapshot writes the Matcher's complete state (graph, allocations,
 // reservations, statuses, job table and job-id counter) to w.
-func (x *Matcher) Snapshot(w io.Writer) error {
+func (x *Matcher) Snapshot(w io.Writer) error { return x.snapshotWith(w, nil) }
+
+func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 	x.mu.RLock()
 	st, err := x.m.State()
-	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next}
+	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next, Grant: grant}
 	for _, j := range x.jobsLocked() {
 		doc.Jobs = append(doc.Jobs, snapJob{j.ID, j.State.String(), j.Start, j.End, int64(j.Overhead)})
 	}
 	x.mu.RUnlock()
 	if err != nil {
-		return fmt.Errorf("gofluxion: snapshot: %w", err)
+		return newError("snapshot", ErrSnapshot, err, "%v", err)
 	}
 	zw := gzip.NewWriter(w)
 	bw := bufio.NewWriter(zw)
 	if err := json.NewEncoder(bw).Encode(&doc); err != nil {
-		return fmt.Errorf("gofluxion: snapshot: %w", err)
+		return newError("snapshot", ErrSnapshot, err, "%v", err)
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("gofluxion: snapshot: %w", err)
+		return newError("snapshot", ErrSnapshot, err, "%v", err)
 	}
-	return zw.Close()
+	if err := zw.Close(); err != nil {
+		return newError("snapshot", ErrSnapshot, err, "%v", err)
+	}
+	return nil
 }
 
 // Restore reads a snapshot written by Snapshot and returns a new Matcher
-// with the saved Options. Every error wraps ErrSnapshot. The match
-// statistics of Stat start again from zero.
+// with the saved Options. Every error matches ErrSnapshot. Besides the
+// format, Restore checks that the schedule and the job table agree: every
+// job holding resources is allocated or reserved in the table, no job id
+// appears twice and the next automatic id is above every id in the table.
+// The match statistics of Stat start again from zero.
 func Restore(r io.Reader) (*Matcher, error) {
+	x, _, err := restoreWith(r)
+	return x, err
+}
+
+// restoreWith is Restore that also returns a child's grant (hierarchy.go).
+func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
+	bad := func(cause error, format string, args ...any) (*Matcher, *Grant, error) {
+		return nil, nil, newError("restore", ErrSnapshot, cause, format, args...)
+	}
 	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: not a gzip stream: %v", ErrSnapshot, err)
+		return bad(err, "not a gzip stream: %v", err)
 	}
 	var doc snapshotDoc
 	dec := json.NewDecoder(zr)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
+		return bad(err, "%v", err)
 	}
 	if _, err := io.Copy(io.Discard, zr); err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
+		return bad(err, "%v", err)
 	}
 	if doc.Format != snapshotFormat {
-		return nil, fmt.Errorf("gofluxion: %w: format %q, want %q", ErrSnapshot, doc.Format, snapshotFormat)
+		return bad(nil, "format %q, want %q", doc.Format, snapshotFormat)
 	}
 	if doc.Version != SnapshotVersion {
-		return nil, fmt.Errorf("gofluxion: %w: version %d, this build reads version %d", ErrSnapshot, doc.Version, SnapshotVersion)
+		return bad(nil, "version %d, this build reads version %d", doc.Version, SnapshotVersion)
 	}
 	if doc.Matcher == nil {
-		return nil, fmt.Errorf("gofluxion: %w: no matcher state", ErrSnapshot)
+		return bad(nil, "no matcher state")
+	}
+	jobs := make(map[uint64]*Job, len(doc.Jobs))
+	for _, j := range doc.Jobs {
+		st, ok := map[string]JobState{"ALLOCATED": Allocated, "RESERVED": Reserved, "CANCELED": Canceled}[j.State]
+		switch {
+		case !ok:
+			return bad(nil, "job %d has state %q", j.ID, j.State)
+		case jobs[j.ID] != nil:
+			return bad(nil, "job %d appears twice in the job table", j.ID)
+		case j.ID >= doc.Next:
+			return bad(nil, "job %d is not below the next job id %d", j.ID, doc.Next)
+		}
+		jobs[j.ID] = &Job{ID: j.ID, State: st, Start: j.Start, End: j.End, Overhead: durationNS(j.Overhead)}
+	}
+	for _, vj := range doc.Matcher.Jobs {
+		for _, js := range vj.Jobs {
+			if j := jobs[js.Job]; j == nil || j.State == Canceled {
+				return bad(nil, "vertex %d holds resources for job %d, which is not allocated or reserved in the job table", vj.Vertex, js.Job)
+			}
+		}
 	}
 	m, err := match.Restore(doc.Matcher)
 	if err != nil {
-		return nil, fmt.Errorf("gofluxion: %w: %v", ErrSnapshot, err)
+		return bad(err, "%v", err)
 	}
 	x := wrap(m, doc.Options)
-	for _, j := range doc.Jobs {
-		st, ok := map[string]JobState{"ALLOCATED": Allocated, "RESERVED": Reserved, "CANCELED": Canceled}[j.State]
-		if !ok {
-			return nil, fmt.Errorf("gofluxion: %w: job %d has state %q", ErrSnapshot, j.ID, j.State)
-		}
-		x.jobs[j.ID] = &Job{ID: j.ID, State: st, Start: j.Start, End: j.End, Overhead: durationNS(j.Overhead)}
-	}
+	x.jobs = jobs
 	x.next = max(doc.Next, 1)
-	return x, nil
+	return x, doc.Grant, nil
 }
 
 // RestoreFrom replaces x's state (graph, schedule, job table and Options)

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,6 +146,25 @@ func (g *Graph) Grow(n int) {
 	g.edges = slices.Grow(g.edges, n)
 	g.out = slices.Grow(g.out, n)
 	g.in = slices.Grow(g.in, n)
+}
+
+// Reserve makes room for at least vertices more vertices and edges more
+// edges, for a reader that knows or estimates the size of what it builds
+// (Grow reserves the same number of both).
+func (g *Graph) Reserve(vertices, edges int) {
+	g.vertices = slices.Grow(g.vertices, vertices)
+	g.out = slices.Grow(g.out, vertices)
+	g.in = slices.Grow(g.in, vertices)
+	g.edges = slices.Grow(g.edges, edges)
+}
+
+// ReservePaths makes room for n more keys in the path index, rebuilding
+// it: a reader calls it once, early, with its estimate of the vertices to
+// come, which saves the index's growing step by step.
+func (g *Graph) ReservePaths(n int) {
+	m := make(map[string][]VertexID, len(g.byPath)+n)
+	maps.Copy(m, g.byPath)
+	g.byPath = m
 }
 
 // NumVertices is the number of vertex slots (including removed ones).
@@ -351,6 +371,13 @@ func (g *Graph) ByName(name string) []VertexID { return g.byName[name] }
 
 // ByRank lists vertices of rank r.
 func (g *Graph) ByRank(r int64) []VertexID { return g.byRank[r] }
+
+// HasRank reports whether the rank index has an entry for r. A rank whose
+// vertices were all removed keeps its (empty) entry, as in Fluxion.
+func (g *Graph) HasRank(r int64) bool {
+	_, ok := g.byRank[r]
+	return ok
+}
 
 // ByPath lists vertices at path p (in any subsystem).
 func (g *Graph) ByPath(p string) []VertexID { return g.byPath[p] }

@@ -19,6 +19,13 @@
 // graph whose interning tables were prepared by the caller. Cluster writes
 // a simple recipe for benchmarks.
 //
+// Read and Generate apply the default graph.ReadLimits; ReadLimited and
+// GenerateLimited take others. A recipe is small but can ask for a huge
+// graph: every generation step is checked against the limits on vertices
+// and path bytes before it allocates, and the walk's depth before
+// anything is generated, so a 5 KB recipe asking for 10^8 cores is a
+// clear error, not an exhausted machine.
+//
 // Every error is an *Error carrying a best-effort line number and, through
 // (*Error).Fluxion, the text Fluxion reports for the same failure.
 //

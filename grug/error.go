@@ -1,6 +1,10 @@
 package grug
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/gofluxion/gofluxion/graph"
+)
 
 // Texts Fluxion's GRUG reader puts into its error message.
 const (
@@ -50,4 +54,10 @@ func (e *Error) Fluxion() string {
 
 func readErr(line int, reason string) *Error {
 	return &Error{Line: line, Reason: reason, fluxion: fluxionReadError}
+}
+
+// limitErr is the error for a recipe that exceeds a graph.ReadLimits
+// limit (errors.Is(err, graph.ErrLimit)).
+func limitErr(line int, reason string) *Error {
+	return &Error{Line: line, Reason: reason, fluxion: fluxionReadError, err: graph.ErrLimit}
 }

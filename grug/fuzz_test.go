@@ -2,58 +2,12 @@ package grug
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gofluxion/gofluxion/graph"
 )
-
-// recipeCost bounds the work Generate would do for r: the number of
-// vertices it creates plus the number of ASSOCIATE pairs it examines
-// (saturating at 1<<40). It lets the fuzz target skip recipes that would
-// legitimately generate huge graphs.
-func recipeCost(r *Recipe) (vertices, pairs int64) {
-	const limit = int64(1) << 40
-	mul := func(a, b int64) int64 {
-		if a <= 0 || b <= 0 {
-			return 0
-		}
-		if a > limit/b {
-			return limit
-		}
-		return min(a*b, limit)
-	}
-	gen := make([]int64, len(r.pools))
-	byType := map[string]int64{}
-	roots := map[string]bool{}
-	for _, ev := range r.events {
-		if ev < 0 {
-			continue
-		}
-		e := &r.rels[ev]
-		s, t := &r.pools[e.src], &r.pools[e.dst]
-		if s.root != 0 && gen[e.src] == 0 {
-			if !roots[s.subsystem] {
-				roots[s.subsystem] = true
-				vertices++
-				byType[s.typ]++
-			}
-			gen[e.src] = 1
-		}
-		gen[e.dst] = 0
-		switch e.method {
-		case methodMultiply:
-			n := mul(gen[e.src], e.multiScale)
-			gen[e.dst] = n
-			vertices = min(vertices+n, limit)
-			byType[t.typ] = min(byType[t.typ]+n, limit)
-		case methodAssociateIn, methodAssociateByPathIn:
-			n := mul(gen[e.src], byType[t.typ])
-			gen[e.dst] = n
-			pairs = min(pairs+n, limit)
-		}
-	}
-	return vertices, pairs
-}
 
 const fuzzSmall = `<graphml><key id="root" for="node" attr.name="root"><default>0</default></key>
 <key id="type" for="node" attr.name="type"/><key id="basename" for="node" attr.name="basename"/>
@@ -92,6 +46,23 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`<graphml><graph edgedefault="directed">`))
 	f.Add([]byte(`<graphml><key id="k" for="all"><default>1</default></key><graph edgedefault="directed"/></graphml>`))
 	f.Add([]byte(""))
+	// hostile recipes (issue 13): a huge multiplicity, a deep walk, long
+	// names below a multiply, quadratic ASSOCIATE pairs
+	f.Add([]byte(hugeMultiplicity))
+	chain := vtx("v0", "root=1", "type=cluster", "basename=c")
+	for i := 1; i <= 70; i++ {
+		chain += vtx("v"+strconv.Itoa(i), "type=g", "basename=g") + edg("v"+strconv.Itoa(i-1), "v"+strconv.Itoa(i))
+	}
+	f.Add([]byte(doc(chain)))
+	f.Add([]byte(doc(vtx("c", "root=1", "type=cluster", "basename=c") + vtx("n", "type=node", "basename="+strings.Repeat("n", 4096)) +
+		vtx("k", "type=core", "basename=k") + edg("c", "n") + edg("n", "k", "multi_scale=100000"))))
+	f.Add([]byte(doc(vtx("c", "root=1", "type=cluster", "basename=c") + vtx("a", "type=a", "basename=a") +
+		vtx("net", "root=1", "type=net", "basename=net", "subsystem=net") + vtx("na", "type=a", "basename=a", "subsystem=net") +
+		vtx("nb", "type=a", "basename=a", "subsystem=net") + edg("c", "a", "multi_scale=100000") +
+		edg("net", "na", "gen_method=ASSOCIATE_IN", "e_subsystem=net") + edg("na", "nb", "gen_method=ASSOCIATE_IN", "e_subsystem=net"))))
+	// Small limits keep every input cheap: generation checks them before
+	// it allocates, so no recipe needs to be skipped.
+	lim := graph.ReadLimits{MaxVertices: 20000, MaxDepth: 64, MaxPathBytes: 1 << 22}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Parse(data)
 		if err != nil {
@@ -104,16 +75,19 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		if v, p := recipeCost(r); v > 20000 || p > 2000 {
-			t.Skip("recipe too large")
-		}
 		g := graph.New()
-		if err := r.Generate(g); err != nil {
+		if err := r.GenerateLimited(g, lim); err != nil {
 			var ge *Error
 			if !errors.As(err, &ge) {
 				t.Fatalf("Generate error %T %v", err, err)
 			}
+			if g.NumVertices() > lim.MaxVertices {
+				t.Fatalf("%d vertices generated under a limit of %d", g.NumVertices(), lim.MaxVertices)
+			}
 			return
+		}
+		if g.NumVertices() > lim.MaxVertices {
+			t.Fatalf("%d vertices generated under a limit of %d", g.NumVertices(), lim.MaxVertices)
 		}
 		for i := 0; i < g.NumVertices(); i++ {
 			vx := g.V(graph.VertexID(i))
@@ -121,8 +95,8 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("vertex %d: uniq_id %d, paths %v", i, vx.UniqID, vx.Paths)
 			}
 		}
-		// Read agrees with Parse+Generate
-		g2, err := Read(data)
+		// ReadLimited agrees with Parse+GenerateLimited
+		g2, err := ReadLimited(data, lim)
 		if err != nil || g2.NumVertices() != g.NumVertices() || g2.NumEdges() != g.NumEdges() {
 			t.Fatalf("Read differs: %v", err)
 		}

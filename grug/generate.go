@@ -15,12 +15,22 @@ import (
 // already has; a subsystem that already has a root in g keeps it (recipe
 // roots of that subsystem reuse it).
 //
-// An unknown generation method on a tree edge of the walk is detected
-// before g is touched. The only failures found during generation (an id
-// computation that would divide by zero, or more than 2^31 vertices) are
-// cases where Fluxion itself would crash; g is then left partially
-// generated. Read never exposes such a graph.
-func (r *Recipe) Generate(g *graph.Graph) error {
+// An unknown generation method on a tree edge of the walk, and a walk
+// nested deeper than the default graph.ReadLimits allow, are detected
+// before g is touched. The failures found during generation (exceeding
+// the default limits on vertices and path bytes, which is checked before
+// each step allocates; an id computation that would divide by zero) leave
+// g partially generated (Fluxion itself would crash or exhaust memory).
+// Read never exposes such a graph.
+func (r *Recipe) Generate(g *graph.Graph) error { return r.GenerateLimited(g, graph.ReadLimits{}) }
+
+// GenerateLimited is Generate under the limits l (zero fields take the
+// defaults; MaxInputBytes is not used): at most l.MaxVertices vertices
+// (and as many vertex pairs examined by ASSOCIATE edges), a generation
+// walk at most l.MaxDepth deep and at most l.MaxPathBytes bytes of paths.
+// Each step is checked before it allocates, so a recipe asking for 10^8
+// cores fails at once.
+func (r *Recipe) GenerateLimited(g *graph.Graph, l graph.ReadLimits) error {
 	if r.unknown > 0 {
 		return &Error{
 			Line:    r.unknownLine,
@@ -28,10 +38,31 @@ func (r *Recipe) Generate(g *graph.Graph) error {
 			fluxion: strings.Repeat(fluxionUnknownMethod, r.unknown),
 		}
 	}
-	gn := generator{r: r, g: g}
+	l = l.WithDefaults()
+	if err := r.checkDepth(l.MaxDepth); err != nil {
+		return err
+	}
+	gn := generator{r: r, g: g, vertices: int64(l.MaxVertices), pathBytes: l.MaxPathBytes,
+		maxVertices: int64(l.MaxVertices), maxPathBytes: l.MaxPathBytes}
 	gn.intern()
 	g.ResetNodeRanks()
 	return gn.run()
+}
+
+// checkDepth rejects a generation walk nested more than max edges deep
+// (the depth of the generated graph below its roots).
+func (r *Recipe) checkDepth(limit int) error {
+	depth := 0
+	for _, ev := range r.events {
+		if ev < 0 {
+			depth = max(depth-1, 0)
+			continue
+		}
+		if depth++; depth > limit {
+			return limitErr(r.rels[ev].line, fmt.Sprintf("the recipe nests deeper than %d levels (the depth limit graph.ReadLimits.MaxDepth)", limit))
+		}
+	}
+	return nil
 }
 
 type generator struct {
@@ -45,6 +76,11 @@ type generator struct {
 
 	gen    [][]graph.VertexID // generated vertices per recipe vertex
 	scales []int64            // the scales deque; its front is the slice end
+
+	// what the limits still allow: vertices (and ASSOCIATE pairs), and
+	// bytes of paths
+	vertices, pathBytes       int64
+	maxVertices, maxPathBytes int64
 
 	// scratch space of one MULTIPLY step
 	buf   []byte
@@ -91,36 +127,60 @@ func (gn *generator) run() error {
 		}
 		e := &r.rels[ev]
 		if r.pools[e.src].root != 0 && len(gn.gen[e.src]) == 0 {
-			gn.gen[e.src] = []graph.VertexID{gn.root(e.src)}
-		}
-		gn.gen[e.dst] = nil
-		switch e.method {
-		case methodMultiply:
-			if err := gn.multiply(int(ev)); err != nil {
+			v, err := gn.root(e.src)
+			if err != nil {
 				return err
 			}
+			gn.gen[e.src] = []graph.VertexID{v}
+		}
+		gn.gen[e.dst] = nil
+		var err error
+		switch e.method {
+		case methodMultiply:
+			err = gn.multiply(int(ev))
 			gn.scales = append(gn.scales, e.multiScale)
 		case methodAssociateIn:
-			gn.associate(int(ev), false)
+			err = gn.associate(int(ev), false)
 		case methodAssociateByPathIn:
-			gn.associate(int(ev), true)
+			err = gn.associate(int(ev), true)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// spend takes n vertices (or ASSOCIATE pairs) and b path bytes from what
+// the limits allow. When that is more than is left it returns the limit
+// exceeded, for an error message, and takes nothing.
+func (gn *generator) spend(n, b int64) (exceeded string) {
+	switch {
+	case n > gn.vertices:
+		return fmt.Sprintf("exceeds the reader's limit of %d vertices (graph.ReadLimits.MaxVertices)", gn.maxVertices)
+	case b > gn.pathBytes:
+		return fmt.Sprintf("exceeds the reader's limit of %d bytes of paths (graph.ReadLimits.MaxPathBytes)", gn.maxPathBytes)
+	}
+	gn.vertices -= n
+	gn.pathBytes -= b
+	return ""
+}
+
 // root returns the root of recipe vertex s's subsystem, creating it from s
 // if the subsystem has none.
-func (gn *generator) root(s int) graph.VertexID {
+func (gn *generator) root(s int) (graph.VertexID, error) {
 	g, p := gn.g, &gn.r.pools[s]
 	sub := gn.subs[s]
 	if v := g.Root(sub); v != graph.NoVertex {
-		return v
+		return v, nil
 	}
 	name := graph.DefaultName(p.basename, 0)
+	if ex := gn.spend(1, int64(len(name))+1); ex != "" {
+		return graph.NoVertex, limitErr(p.line, "the root vertex "+ex)
+	}
 	v := g.AddVertex(gn.vertex(s, 0, name, []graph.Path{{Subsystem: sub, Path: "/" + name}}))
 	_ = g.SetRoot(sub, v) // cannot fail: the subsystem has no root
-	return v
+	return v, nil
 }
 
 // vertex makes the vertex record for a vertex generated from recipe vertex
@@ -174,6 +234,19 @@ func (gn *generator) multiply(ei int) error {
 	tp := &gn.r.pools[t]
 	sub, esub := gn.subs[t], gn.eSubs[ei]
 
+	// Path bytes: each child's path is its parent's, "/", the basename
+	// and at most 20 digits of id.
+	bytes := int64(0)
+	for _, src := range srcs {
+		prefix, _ := g.V(src).PathIn(sub)
+		bytes += scale * int64(len(prefix)+1+len(tp.basename)+20)
+		if bytes > gn.pathBytes {
+			break
+		}
+	}
+	if ex := gn.spend(total, bytes); ex != "" {
+		return limitErr(e.line, fmt.Sprintf("generating %d x %d vertices %s", len(srcs), scale, ex))
+	}
 	g.Grow(n)
 	paths := make([]graph.Path, n) // one backing array for all new vertices
 	out := make([]graph.VertexID, 0, n)
@@ -224,12 +297,16 @@ func (gn *generator) multiply(ei int) error {
 // associate runs an ASSOCIATE_IN (byPath false) or ASSOCIATE_BY_PATH_IN tree
 // edge: existing vertices of the target's type are linked below every
 // vertex generated for the source.
-func (gn *generator) associate(ei int, byPath bool) {
+func (gn *generator) associate(ei int, byPath bool) error {
 	g, e := gn.g, &gn.r.rels[ei]
 	esub, asub := gn.eSubs[ei], gn.asSubs[ei]
 	cands := g.ByType(gn.types[e.dst])
+	srcs := gn.gen[e.src]
+	if ex := gn.spend(int64(len(srcs))*int64(len(cands)), 0); ex != "" {
+		return limitErr(e.line, fmt.Sprintf("associating %d x %d vertices %s", len(srcs), len(cands), ex))
+	}
 	var out []graph.VertexID
-	for _, src := range gn.gen[e.src] {
+	for _, src := range srcs {
 		for _, t := range cands {
 			// Paths are read per pair: an earlier pair may have changed
 			// them (when src is itself a candidate, or when
@@ -242,6 +319,9 @@ func (gn *generator) associate(ei int, byPath bool) {
 				}
 			}
 			srcPath, _ := g.V(src).PathIn(esub)
+			if ex := gn.spend(0, int64(len(srcPath)+1+len(g.V(t).Name))); ex != "" {
+				return limitErr(e.line, "associating "+ex)
+			}
 			g.AddPath(t, esub, srcPath+"/"+g.V(t).Name)
 			if eid, ok := g.FindEdge(src, t); ok {
 				g.SetEdgeSubsystem(eid, esub)
@@ -252,6 +332,7 @@ func (gn *generator) associate(ei int, byPath bool) {
 		}
 	}
 	gn.gen[e.dst] = out
+	return nil
 }
 
 // prefix is the comparison string of ASSOCIATE_BY_PATH_IN: s, followed by a
@@ -291,15 +372,25 @@ func (a prefix) equal(b prefix) bool {
 	return len(b.s) == len(a.s)+1 && b.s[len(a.s)] == '/' && b.s[:len(a.s)] == a.s
 }
 
-// Read parses a GRUG document and generates it into a new graph. On failure
-// it returns (nil, err) with err of type *Error.
-func Read(data []byte) (*graph.Graph, error) {
+// Read parses a GRUG document and generates it into a new graph, under
+// the default graph.ReadLimits. On failure it returns (nil, err) with err
+// of type *Error.
+func Read(data []byte) (*graph.Graph, error) { return ReadLimited(data, graph.ReadLimits{}) }
+
+// ReadLimited is Read under the limits l (zero fields take the defaults):
+// a document longer than l.MaxInputBytes is rejected unread, and the
+// recipe is generated by GenerateLimited.
+func ReadLimited(data []byte, l graph.ReadLimits) (*graph.Graph, error) {
+	l = l.WithDefaults()
+	if int64(len(data)) > l.MaxInputBytes {
+		return nil, limitErr(0, fmt.Sprintf("the document is %d bytes, more than the limit of %d (graph.ReadLimits.MaxInputBytes)", len(data), l.MaxInputBytes))
+	}
 	r, err := Parse(data)
 	if err != nil {
 		return nil, err
 	}
 	g := graph.New()
-	if err := r.Generate(g); err != nil {
+	if err := r.GenerateLimited(g, l); err != nil {
 		return nil, err
 	}
 	return g, nil

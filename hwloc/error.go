@@ -1,6 +1,10 @@
 package hwloc
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/gofluxion/gofluxion/graph"
+)
 
 // Error is the error returned by every failing function of this package.
 type Error struct {
@@ -26,3 +30,9 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.err }
 
 func errAt(line int, reason string) *Error { return &Error{Line: line, Reason: reason} }
+
+// limitErr is the error for a document that exceeds a graph.ReadLimits
+// limit (errors.Is(err, graph.ErrLimit)).
+func limitErr(line int, reason string) *Error {
+	return &Error{Line: line, Reason: reason, err: graph.ErrLimit}
+}

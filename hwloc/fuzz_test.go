@@ -2,7 +2,10 @@ package hwloc
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/gofluxion/gofluxion/graph"
 )
 
 func FuzzRead(f *testing.F) {
@@ -17,8 +20,14 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`<topology><object type="System"><object type="Machine"/><object type="Misc"/></object></topology>`), ",")
 	f.Add([]byte(`<topology version="2.0"><object type="Machine"><object type="MemCache"><object type="NUMANode"/></object></object></topology>`), "")
 	f.Add([]byte(`<topology><object type="Cache" depth="0"/></topology>`), "")
+	// hostile documents (issue 13): deep nesting, a long host name above
+	// many objects
+	f.Add([]byte(nestedGroups(40)), "")
+	f.Add([]byte(`<topology><object type="Machine"><info name="HostName" value="`+strings.Repeat("h", 4096)+`"/>`+
+		strings.Repeat(`<object type="PU"/>`, 300)+"</object></topology>"), "")
+	lim := graph.ReadLimits{MaxVertices: 5000, MaxDepth: 32, MaxPathBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, data []byte, allowlist string) {
-		g, err := Read(data, allowlist)
+		g, err := ReadLimited(data, allowlist, lim)
 		if err != nil {
 			var he *Error
 			if !errors.As(err, &he) {
@@ -28,6 +37,9 @@ func FuzzRead(f *testing.F) {
 				t.Fatal("graph returned with an error")
 			}
 			return
+		}
+		if g.NumVertices() > lim.MaxVertices+1 {
+			t.Fatalf("%d vertices under a limit of %d objects", g.NumVertices(), lim.MaxVertices)
 		}
 		checkInvariants(t, g, allowlist)
 	})

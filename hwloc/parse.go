@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/gofluxion/gofluxion/graph"
 )
 
 // kind is an hwloc object type. Caches are split by level and by
@@ -127,8 +129,10 @@ func (o *object) hasNonMemoryChildren() bool {
 }
 
 // parse reads an hwloc XML document and returns a virtual object whose
-// children are the topology's root object(s), classified as usual.
-func parse(data []byte) (*object, error) {
+// children are the topology's root object(s), classified as usual. It
+// fails when the document has more than l.MaxVertices objects or nests
+// them more than l.MaxDepth deep.
+func parse(data []byte, l graph.ReadLimits) (*object, error) {
 	d := xml.NewDecoder(bytes.NewReader(data))
 	line := func() int { l, _ := d.InputPos(); return l }
 	wrap := func(err error) *Error {
@@ -167,6 +171,7 @@ func parse(data []byte) (*object, error) {
 
 	stack := []*object{top}
 	var roots []*object
+	objects := 0
 	for len(stack) > 0 {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -180,6 +185,12 @@ func parse(data []byte) (*object, error) {
 			cur := stack[len(stack)-1]
 			switch t.Name.Local {
 			case "object":
+				if objects++; objects > l.MaxVertices {
+					return nil, limitErr(line(), "more than "+strconv.Itoa(l.MaxVertices)+" objects (the limit graph.ReadLimits.MaxVertices)")
+				}
+				if len(stack) > l.MaxDepth { // stack holds the topology and the open objects
+					return nil, limitErr(line(), "objects nested more than "+strconv.Itoa(l.MaxDepth)+" deep (the limit graph.ReadLimits.MaxDepth)")
+				}
 				o, err := newObject(t, line())
 				if err != nil {
 					return nil, err

@@ -11,14 +11,29 @@ import (
 // 2.x format). allowlist is a comma-separated list of the resource types to
 // keep (resource-query passes "cluster," followed by its -W value); when it
 // names no type at all every supported object is kept. On failure Read
-// returns (nil, err) with err of type *Error.
+// returns (nil, err) with err of type *Error. Read applies the default
+// graph.ReadLimits.
 func Read(data []byte, allowlist string) (*graph.Graph, error) {
-	top, err := parse(data)
+	return ReadLimited(data, allowlist, graph.ReadLimits{})
+}
+
+// ReadLimited is Read under the limits l (zero fields take the defaults):
+// a document of more than l.MaxInputBytes bytes, more than l.MaxVertices
+// objects or objects nested more than l.MaxDepth deep is rejected before
+// any vertex is made, and the vertex paths may total l.MaxPathBytes bytes
+// (each path repeats its ancestors' names, so deep or long-named
+// topologies cost memory quadratic in their size).
+func ReadLimited(data []byte, allowlist string, l graph.ReadLimits) (*graph.Graph, error) {
+	l = l.WithDefaults()
+	if int64(len(data)) > l.MaxInputBytes {
+		return nil, limitErr(0, "the document is "+strconv.Itoa(len(data))+" bytes, more than the limit of "+strconv.FormatInt(l.MaxInputBytes, 10)+" (graph.ReadLimits.MaxInputBytes)")
+	}
+	top, err := parse(data, l)
 	if err != nil {
 		return nil, err
 	}
 	g := graph.New()
-	w := &walker{g: g, allow: parseAllowlist(allowlist)}
+	w := &walker{g: g, allow: parseAllowlist(allowlist), pathBytes: l.MaxPathBytes, maxPathBytes: l.MaxPathBytes}
 	root := g.AddVertex(graph.Vertex{
 		Type:     graph.TypeCluster,
 		Rank:     -1,
@@ -55,9 +70,11 @@ func parseAllowlist(s string) map[string]bool {
 }
 
 type walker struct {
-	g       *graph.Graph
-	allow   map[string]bool
-	logical [numKinds]int64 // next logical index per hwloc type
+	g            *graph.Graph
+	allow        map[string]bool
+	logical      [numKinds]int64 // next logical index per hwloc type
+	pathBytes    int64           // what graph.ReadLimits.MaxPathBytes still allows
+	maxPathBytes int64
 }
 
 type frame struct {
@@ -90,7 +107,9 @@ func (w *walker) walk(top *object, root graph.VertexID) error {
 		}
 		parent := f.parent
 		if keep && (w.allow == nil || w.allow[v.typ]) {
-			parent = w.add(f.parent, v)
+			if parent, err = w.add(f.parent, v, f.o.line); err != nil {
+				return err
+			}
 		}
 		push(f.o, parent)
 	}
@@ -163,14 +182,17 @@ func (w *walker) vertex(o *object, logical int64) (v vtx, keep bool, err error) 
 }
 
 // add creates vertex v with its containment edge from parent.
-func (w *walker) add(parent graph.VertexID, v vtx) graph.VertexID {
+func (w *walker) add(parent graph.VertexID, v vtx, line int) (graph.VertexID, error) {
 	g := w.g
+	pp, _ := g.V(parent).PathIn(graph.Containment)
+	if w.pathBytes -= int64(len(pp) + 1 + len(v.name)); w.pathBytes < 0 {
+		return graph.NoVertex, limitErr(line, "the vertex paths exceed the limit of "+strconv.FormatInt(w.maxPathBytes, 10)+" bytes (graph.ReadLimits.MaxPathBytes)")
+	}
 	t := g.Type(v.typ)
 	rank := int64(-1)
 	if t == graph.TypeNode {
 		rank = g.NextNodeRank()
 	}
-	pp, _ := g.V(parent).PathIn(graph.Containment)
 	id := g.AddVertex(graph.Vertex{
 		Type:     t,
 		Rank:     rank,
@@ -183,7 +205,7 @@ func (w *walker) add(parent graph.VertexID, v vtx) graph.VertexID {
 		Paths:    []graph.Path{{Subsystem: graph.Containment, Path: pp + "/" + v.name}},
 	})
 	g.AddEdge(parent, id, graph.Containment)
-	return id
+	return id, nil
 }
 
 // splitHost splits a hostname into its stem and the number its trailing

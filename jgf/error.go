@@ -24,6 +24,10 @@ type Error struct {
 	// string, an integer out of the 64-bit range). Fluxion() then returns
 	// a text in Fluxion's style that Fluxion itself never prints.
 	Crash bool
+	// Strict reports an error of the strict reader only (see
+	// Options.Fluxion): Fluxion accepts the document. Fluxion() then
+	// returns a text in Fluxion's style that Fluxion never prints.
+	Strict bool
 
 	fluxion string
 	err     error
@@ -65,8 +69,8 @@ func (e *Error) Error() string {
 // "fill_fetcher: malformed metadata in an JGF node for 1\n".
 func (e *Error) Fluxion() string { return e.fluxion }
 
-// Unwrap returns the underlying error (a file system error from
-// ReadFile), if any.
+// Unwrap returns the underlying error: a file system error from ReadFile,
+// or ErrLimit when the document exceeds a limit of the reader's Options.
 func (e *Error) Unwrap() error { return e.err }
 
 func docErr(reason, fluxion string) *Error {
@@ -79,4 +83,18 @@ func nodeErr(i int, id, reason, fluxion string) *Error {
 
 func edgeErr(i int, reason, fluxion string) *Error {
 	return &Error{Node: -1, Edge: i, Reason: reason, fluxion: fluxion}
+}
+
+// strictNodeErr is a node error of the strict reader only.
+func strictNodeErr(i int, id, reason, fluxion string) *Error {
+	e := nodeErr(i, id, reason, fluxion)
+	e.Strict = true
+	return e
+}
+
+// strictEdgeErr is an edge error of the strict reader only.
+func strictEdgeErr(i int, reason, fluxion string) *Error {
+	e := edgeErr(i, reason, fluxion)
+	e.Strict = true
+	return e
 }

@@ -1,6 +1,7 @@
 package jgf_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gofluxion/gofluxion/emit"
@@ -98,4 +99,27 @@ func ExampleLoad() {
 	// Output:
 	// node1
 	// node2
+}
+
+// The default reader is strict; Options{Fluxion: true} reads what Fluxion
+// reads (resource-query uses it), here a negative size that wraps to 32
+// bits.
+func ExampleOptions() {
+	doc := []byte(`{"graph": {"nodes": [
+		{"id": "0", "metadata": {"type": "cluster", "paths": {"containment": "/c0"}}},
+		{"id": "1", "metadata": {"type": "memory", "size": -5, "paths": {"containment": "/c0/memory1"}}}],
+	 "edges": [{"source": "0", "target": "1"}]}}`)
+	_, err := jgf.Read(doc)
+	fmt.Println(err)
+	g, err := jgf.Options{Fluxion: true}.Read(doc)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(g.V(1).Size)
+	_, err = jgf.Options{MaxVertices: 1}.Read(doc)
+	fmt.Println(errors.Is(err, jgf.ErrLimit))
+	// Output:
+	// jgf: node 1 (id "1"): field "size": -5 is negative (only the sentinel -1, meaning absent, may be negative)
+	// 4294967291
+	// true
 }

@@ -133,8 +133,25 @@ type lexer struct {
 	ival  int64
 	fval  float64
 	depth int
+	// noTree checks the document without building values (parseValue
+	// returns the shared placeholder noValue): how syntaxError finds the
+	// error of a rejected document in little memory.
+	noTree bool
 
 	err *jsonError
+}
+
+// noValue stands for every value when the lexer builds no tree.
+var noValue = &jvalue{}
+
+// newValue returns a new value x, or noValue when no tree is built.
+func (l *lexer) newValue(x jvalue) *jvalue {
+	if l.noTree {
+		return noValue
+	}
+	p := new(jvalue)
+	*p = x
+	return p
 }
 
 func utf8First(u byte) int {
@@ -527,17 +544,17 @@ func (l *lexer) parseValue() *jvalue {
 			l.errorSet("\\u0000 is not allowed without JSON_ALLOW_NUL")
 			return nil
 		}
-		v = &jvalue{kind: jString, s: l.sval}
+		v = l.newValue(jvalue{kind: jString, s: l.sval})
 	case tokInteger:
-		v = &jvalue{kind: jInt, i: l.ival}
+		v = l.newValue(jvalue{kind: jInt, i: l.ival})
 	case tokReal:
-		v = &jvalue{kind: jReal, f: l.fval}
+		v = l.newValue(jvalue{kind: jReal, f: l.fval})
 	case tokTrue:
-		v = &jvalue{kind: jTrue}
+		v = l.newValue(jvalue{kind: jTrue})
 	case tokFalse:
-		v = &jvalue{kind: jFalse}
+		v = l.newValue(jvalue{kind: jFalse})
 	case tokNull:
-		v = &jvalue{kind: jNull}
+		v = l.newValue(jvalue{kind: jNull})
 	case '{':
 		v = l.parseObject()
 	case '[':
@@ -566,7 +583,7 @@ func containsNUL(s string) bool {
 }
 
 func (l *lexer) parseObject() *jvalue {
-	obj := &jvalue{kind: jObject}
+	obj := l.newValue(jvalue{kind: jObject})
 	l.scan()
 	if l.token == '}' {
 		return obj
@@ -591,7 +608,9 @@ func (l *lexer) parseObject() *jvalue {
 		if val == nil {
 			return nil
 		}
-		obj.set(key, val)
+		if !l.noTree {
+			obj.set(key, val)
+		}
 		l.scan()
 		if l.token != ',' {
 			break
@@ -606,7 +625,7 @@ func (l *lexer) parseObject() *jvalue {
 }
 
 func (l *lexer) parseArray() *jvalue {
-	arr := &jvalue{kind: jArray}
+	arr := l.newValue(jvalue{kind: jArray})
 	l.scan()
 	if l.token == ']' {
 		return arr
@@ -616,7 +635,9 @@ func (l *lexer) parseArray() *jvalue {
 		if elem == nil {
 			return nil
 		}
-		arr.arr = append(arr.arr, elem)
+		if !l.noTree {
+			arr.arr = append(arr.arr, elem)
+		}
 		l.scan()
 		if l.token != ',' {
 			break
@@ -632,14 +653,23 @@ func (l *lexer) parseArray() *jvalue {
 
 // decodeJSON parses data like jansson's json_loads(data, 0, &err). The
 // input is read as a C string: it ends at the first NUL byte.
-func decodeJSON(data []byte) (*jvalue, *jsonError) {
+func decodeJSON(data []byte) (*jvalue, *jsonError) { return loadJSON(data, false) }
+
+// checkJSON is decodeJSON without building the values: it returns the
+// error jansson reports for data, or nil.
+func checkJSON(data []byte) *jsonError {
+	_, err := loadJSON(data, true)
+	return err
+}
+
+func loadJSON(data []byte, noTree bool) (*jvalue, *jsonError) {
 	for i, b := range data {
 		if b == 0 {
 			data = data[:i]
 			break
 		}
 	}
-	l := &lexer{data: data, line: 1}
+	l := &lexer{data: data, line: 1, noTree: noTree}
 	l.scan()
 	if l.token != '[' && l.token != '{' {
 		l.errorSet("'[' or '{' expected")

@@ -1,23 +1,70 @@
 package jgf
 
 import (
-	"os"
-	"slices"
-	"strings"
-
 	"github.com/gofluxion/gofluxion/graph"
 )
 
-// Read parses a JGF document and builds it into a new graph. Errors are
-// reported in Fluxion's order (node by node, then edge by edge) as
-// *Error.
-func Read(data []byte) (*graph.Graph, error) {
-	doc, err := parse(data)
+// Read parses a JGF document and builds it into a new graph, with the
+// default Options (strict). Errors are reported in Fluxion's order (node
+// by node, then edge by edge) as *Error. Read does not keep data.
+func Read(data []byte) (*graph.Graph, error) { return Options{}.Read(data) }
+
+// Read is the package-level Read with the options o.
+//
+// The graph is built while the bytes are decoded, in one pass and without
+// an intermediate copy of the document, when the document has the usual
+// layout (one "graph" whose "nodes" come before its "edges"); others are
+// decoded into a Document first. Both give the same result.
+func (o Options) Read(data []byte) (*graph.Graph, error) {
+	g, err := o.read(data)
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func (o Options) read(data []byte) (*graph.Graph, *Error) {
+	if int64(len(data)) > o.maxInput() {
+		return nil, o.inputLimitErr(int64(len(data)), false)
+	}
+	g := graph.New()
+	s := &strs{}
+	b := newBuilder(g, o, true, s, int64(len(data)/8))
+	b.own = true
+	p := newPipe()
+	d := &decoder{sc: newScanner(data), opts: o, strs: s, ids: &arena{}, pipe: p}
+	go d.produce()
+	err := b.consume(p, len(d.sc.data))
+	// The pipe is closed: the decoder is done.
+	switch {
+	case d.sc.bad:
+		return nil, syntaxError(data)
+	case d.irregular:
+		return o.readDocument(data)
+	}
+	if err := d.missing(); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !o.Fluxion {
+		if err := b.cycles(); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// readDocument is Read by way of a Document, for any layout.
+func (o Options) readDocument(data []byte) (*graph.Graph, *Error) {
+	doc, err := o.parse(data)
 	if err != nil {
 		return nil, err
 	}
 	g := graph.New()
-	if err := load(g, doc); err != nil {
+	b := newBuilder(g, o, true, &strs{}, int64(len(data)/8))
+	if err := b.run(doc); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -26,17 +73,22 @@ func Read(data []byte) (*graph.Graph, error) {
 // ReadFile is Read on the contents of the named file. A file that cannot
 // be read yields an *Error wrapping the file system error; its Fluxion()
 // text is the one for an empty document (what Fluxion's reader sees).
-func ReadFile(path string) (*graph.Graph, error) {
-	data, err := os.ReadFile(path)
+func ReadFile(path string) (*graph.Graph, error) { return Options{}.ReadFile(path) }
+
+// ReadFile is the package-level ReadFile with the options o. It reads no
+// more of the file than o.MaxInputBytes allows.
+func (o Options) ReadFile(path string) (*graph.Graph, error) {
+	data, err := o.readFile(path)
 	if err != nil {
-		_, perr := parse(nil)
-		return nil, &Error{Node: -1, Edge: -1, Reason: err.Error(), fluxion: perr.fluxion, err: err}
+		return nil, err
 	}
-	return Read(data)
+	return o.Read(data)
 }
 
 // Load builds doc into g (spec formats.md §2 "Loading NODEs", traversal.md
-// §14.5): used both for the initial load (g empty) and for attach (grow).
+// §14.5) with the Options doc was parsed with (the default, strict, for a
+// Document made otherwise): used both for the initial load (g empty) and
+// for attach (grow).
 //
 // Nodes are processed in array order. A node one of whose paths is already
 // in g's path index with a vertex of the same rank (including vertices
@@ -50,213 +102,37 @@ func ReadFile(path string) (*graph.Graph, error) {
 //
 // Load validates the whole document against g before changing anything,
 // so a failed Load leaves g exactly as it was (no clone is made). The
-// errors are those of Fluxion, in Fluxion's order, as *Error.
-func Load(g *graph.Graph, doc *Document) error {
-	if err := load(g, doc); err != nil {
+// errors are those of Fluxion, in Fluxion's order, as *Error (then, for
+// the strict reader, its own).
+func Load(g *graph.Graph, doc *Document) error { return doc.opts.Load(g, doc) }
+
+// Load is the package-level Load with the options o instead of those doc
+// was parsed with.
+func (o Options) Load(g *graph.Graph, doc *Document) error {
+	b := newBuilder(g, o, false, &strs{}, 4*int64(len(doc.Nodes))+1024)
+	if err := b.run(doc); err != nil {
 		return err
 	}
+	b.apply()
 	return nil
 }
 
-type ref struct {
-	v     graph.VertexID
-	isNew bool // created by the node this id belongs to
-}
-
-type newVertex struct {
-	v    graph.VertexID
-	rank int64
-}
-
-type outKey struct {
-	src  graph.VertexID
-	uniq int64
-}
-
-type plannedEdge struct {
-	src, dst graph.VertexID
-	sub      string
-}
-
-func load(g *graph.Graph, doc *Document) *Error {
-	n0 := graph.VertexID(g.NumVertices())
-
-	// Subsystem numbers as interning all path subsystems in node order
-	// would give them, without touching g.
-	provisional := map[string]int32{}
-	subID := func(name string) int32 {
-		if id, ok := g.Subsystems.Lookup(name); ok {
-			return id
-		}
-		id, ok := provisional[name]
-		if !ok {
-			id = int32(g.Subsystems.Len() + len(provisional))
-			provisional[name] = id
-		}
-		return id
-	}
-
-	var (
-		ids       = make(map[string]ref, len(doc.Nodes))
-		newByPath = map[string][]newVertex{}
-		newRoots  = map[string]bool{}
-		created   []int // node index of each new vertex
-		paths     []keyedPath
-	)
+// run handles every node, then every edge of doc, then (strict reader)
+// checks for cycles.
+func (b *builder) run(doc *Document) *Error {
+	b.doc = doc
 	for i := range doc.Nodes {
-		n := &doc.Nodes[i]
-		if n.err != nil {
-			return n.err
-		}
-		md := &n.Metadata
-		// Paths in subsystem interning order (the order of Fluxion's
-		// path map).
-		paths = paths[:0]
-		for _, p := range md.Paths {
-			paths = append(paths, keyedPath{subID(p.Subsystem), p})
-		}
-		slices.SortStableFunc(paths, func(a, b keyedPath) int { return int(a.key - b.key) })
-
-		found := graph.NoVertex
-	search:
-		for _, kp := range paths {
-			p := kp.Path
-			for _, v := range g.ByPath(p.Path) {
-				if g.V(v).Rank == md.Rank {
-					found = v
-					break search
-				}
-			}
-			for _, nv := range newByPath[p.Path] {
-				if nv.rank == md.Rank {
-					found = nv.v
-					break search
-				}
-			}
-		}
-		if found != graph.NoVertex {
-			ids[n.ID] = ref{v: found}
-			continue
-		}
-		if _, dup := ids[n.ID]; dup {
-			return nodeErr(i, n.ID, "duplicate node id", "add_vtx: found duplicate JGF node id for "+n.ID+".\n")
-		}
-		v := n0 + graph.VertexID(len(created))
-		for _, kp := range paths {
-			p := kp.Path
-			if strings.Count(p.Path, "/") != 1 {
-				continue
-			}
-			taken := newRoots[p.Subsystem]
-			if s, ok := g.Subsystems.Lookup(p.Subsystem); ok && g.Root(graph.SubsystemID(s)) != graph.NoVertex {
-				taken = true
-			}
-			if taken {
-				return nodeErr(i, n.ID, "a second root for subsystem "+p.Subsystem+" (path "+p.Path+")",
-					"add_graph_metadata: failed to add root metadata for "+p.Subsystem+" subsystem. Possible duplicate root.\n")
-			}
-			newRoots[p.Subsystem] = true
-		}
-		ids[n.ID] = ref{v: v, isNew: true}
-		for _, p := range md.Paths {
-			newByPath[p.Path] = append(newByPath[p.Path], newVertex{v, md.Rank})
-		}
-		created = append(created, i)
-	}
-
-	md := func(v graph.VertexID) *Metadata { return &doc.Nodes[created[v-n0]].Metadata }
-	uniq := func(v graph.VertexID) int64 {
-		if v < n0 {
-			return g.V(v).UniqID
-		}
-		return md(v).UniqID
-	}
-	name := func(v graph.VertexID) string {
-		if v < n0 {
-			return g.V(v).Name
-		}
-		return md(v).Name
-	}
-
-	var (
-		edges   []plannedEdge
-		outSeen = map[outKey]bool{}
-		oldOuts = map[graph.VertexID]bool{} // existing sources already in outSeen
-	)
-	for i := range doc.Edges {
-		e := &doc.Edges[i]
-		if e.err != nil {
-			return e.err
-		}
-		s, ok1 := ids[e.Source]
-		t, ok2 := ids[e.Target]
-		if !ok1 || !ok2 {
-			return edgeErr(i, "unknown endpoint in edge "+e.Source+" -> "+e.Target,
-				"unpack_edge: source and/or target vertex not found"+e.Source+" -> "+e.Target+".\n")
-		}
-		if !s.isNew && !t.isNew {
-			continue
-		}
-		if s.v < n0 && !oldOuts[s.v] {
-			oldOuts[s.v] = true
-			for _, h := range g.Out(s.v) {
-				outSeen[outKey{s.v, g.V(h.Other).UniqID}] = true
-			}
-		}
-		k := outKey{s.v, uniq(t.v)}
-		if outSeen[k] {
-			return edgeErr(i, "duplicate edge "+name(s.v)+" -> "+name(t.v)+" (same source and target uniq_id)",
-				"error inserting an edge to outedge metadata map: "+name(s.v)+" -> "+name(t.v)+"; ")
-		}
-		outSeen[k] = true
-		edges = append(edges, plannedEdge{s.v, t.v, e.Subsystem})
-	}
-	// Everything is valid: apply.
-	for i := range doc.Nodes {
-		m := &doc.Nodes[i].Metadata
-		g.Type(m.Type)
-		for _, p := range m.Paths {
-			g.Subsystem(p.Subsystem)
+		if err := b.node(i, &doc.Nodes[i]); err != nil {
+			return err
 		}
 	}
-	g.Grow(max(len(created), len(edges)))
-	for _, i := range created {
-		m := &doc.Nodes[i].Metadata
-		vx := graph.Vertex{
-			Type:     g.Type(m.Type),
-			Status:   m.Status,
-			Rank:     m.Rank,
-			ID:       m.ID,
-			UniqID:   m.UniqID,
-			Size:     int64(uint32(m.Size)), // pool sizes are unsigned 32-bit
-			Basename: m.Basename,
-			Name:     m.Name,
-			Props:    slices.Clone(m.Properties),
-		}
-		if len(m.Paths) > 0 {
-			vx.Paths = make([]graph.Path, len(m.Paths))
-			for k, p := range m.Paths {
-				vx.Paths[k] = graph.Path{Subsystem: g.Subsystem(p.Subsystem), Path: p.Path}
-			}
-			slices.SortStableFunc(vx.Paths, func(a, b graph.Path) int { return int(a.Subsystem - b.Subsystem) })
-		}
-		v := g.AddVertex(vx)
-		for _, p := range vx.Paths {
-			if strings.Count(p.Path, "/") == 1 {
-				if err := g.SetRoot(p.Subsystem, v); err != nil {
-					panic("jgf: root checked before but refused: " + err.Error())
-				}
-			}
+	for j := range doc.Edges {
+		if err := b.edgeOf(j, &doc.Edges[j]); err != nil {
+			return err
 		}
 	}
-	for _, e := range edges {
-		g.AddEdge(e.src, e.dst, g.Subsystem(e.sub))
+	if !b.opts.Fluxion {
+		return b.cycles()
 	}
 	return nil
-}
-
-// keyedPath is a path with its (provisional) subsystem number.
-type keyedPath struct {
-	key int32
-	Path
 }

@@ -1,9 +1,7 @@
 package jgf
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gofluxion/gofluxion/graph"
 )
@@ -19,6 +17,8 @@ type Document struct {
 	// whether the document has it as a string.
 	FreeRanks    string
 	HasFreeRanks bool
+
+	opts Options // what Parse was given; Load applies them
 }
 
 // Node is one JGF node.
@@ -44,7 +44,8 @@ type Metadata struct {
 	UniqID int64
 	Rank   int64        // default -1
 	Status graph.Status // any integer; default 0 (up)
-	// Size is the JGF size (default 1). Load stores it as an unsigned
+	// Size is the JGF size (default 1). The strict reader refuses sizes
+	// outside [0, 2^32); in Fluxion mode Load stores it as an unsigned
 	// 32-bit pool size, so negative values wrap.
 	Size      int64
 	Unit      string // type-checked but never stored into a graph
@@ -78,16 +79,22 @@ const (
 )
 
 // Parse decodes a JGF document and checks every node and edge as
-// Fluxion's reader does, without building anything. The first problem in
-// document order (nodes before edges) is returned as an *Error.
+// Fluxion's reader does, without building anything, with the default
+// Options (strict). The first problem in document order (nodes before
+// edges) is returned as an *Error.
 //
 // Parse reports only what can be checked on the document alone: errors
 // that depend on the graph being built (duplicate node ids, a second
-// root, unknown edge endpoints, duplicate edges) are found by Load. Read
-// and ReadFile report all errors in the order Fluxion does, which
-// interleaves the two kinds (Fluxion reads and inserts one node at a time).
-func Parse(data []byte) (*Document, error) {
-	doc, err := parse(data)
+// root, unknown edge endpoints, duplicate edges, and the strict reader's
+// edge checks) are found by Load. Read and ReadFile report all errors in
+// the order Fluxion does, which interleaves the two kinds (Fluxion reads
+// and inserts one node at a time).
+func Parse(data []byte) (*Document, error) { return Options{}.Parse(data) }
+
+// Parse is the package-level Parse with the options o, which the
+// document keeps for Load.
+func (o Options) Parse(data []byte) (*Document, error) {
+	doc, err := o.parse(data)
 	if err != nil {
 		return nil, err
 	}
@@ -104,229 +111,41 @@ func Parse(data []byte) (*Document, error) {
 	return doc, nil
 }
 
+func firstNodeErr(doc *Document) *Error {
+	for i := range doc.Nodes {
+		if doc.Nodes[i].err != nil {
+			return doc.Nodes[i].err
+		}
+	}
+	return nil
+}
+
 // parse decodes the document. Errors of individual nodes and edges are
 // stored in them, so that Load can report them at their place in
 // Fluxion's processing order.
-func parse(data []byte) (*Document, *Error) {
-	root, jerr := decodeJSON(data)
-	if jerr != nil {
-		return nil, &Error{
-			Node: -1, Edge: -1, Line: jerr.line, Column: jerr.column,
-			Reason:  "invalid JSON: " + jerr.text,
-			fluxion: fluxJSON + jerr.text + ": <string>@" + strconv.Itoa(jerr.line) + ":" + strconv.Itoa(jerr.column) + ".\n",
+func (o Options) parse(data []byte) (*Document, *Error) {
+	if int64(len(data)) > o.maxInput() {
+		return nil, o.inputLimitErr(int64(len(data)), false)
+	}
+	doc := &Document{opts: o}
+	d := &decoder{sc: newScanner(data), opts: o, strs: &strs{}, doc: doc}
+	d.ids = &d.strs.arena
+	d.run()
+	if d.sc.bad {
+		return nil, syntaxError(data)
+	}
+	if err := d.missing(); err != nil {
+		return nil, err
+	}
+	if d.limit != nil {
+		// The nodes kept come before the limit; edges are not read.
+		doc.Edges = nil
+		if err := firstNodeErr(doc); err != nil {
+			return nil, err
 		}
-	}
-	gr := root.get("graph")
-	if gr == nil {
-		return nil, missingKey("graph")
-	}
-	nodes := gr.get("nodes")
-	if nodes == nil {
-		return nil, missingKey("nodes")
-	}
-	edges := gr.get("edges")
-	if edges == nil {
-		return nil, missingKey("edges")
-	}
-	doc := &Document{}
-	if fr := root.get("free_ranks"); fr != nil && fr.kind == jString {
-		doc.FreeRanks, doc.HasFreeRanks = fr.s, true
-	}
-	// Like jansson's json_array_size, a non-array counts as empty.
-	if nodes.kind == jArray {
-		doc.Nodes = make([]Node, len(nodes.arr))
-		for i, n := range nodes.arr {
-			parseNode(&doc.Nodes[i], i, n)
-		}
-	}
-	if edges.kind == jArray {
-		doc.Edges = make([]Edge, len(edges.arr))
-		for i, e := range edges.arr {
-			parseEdge(&doc.Edges[i], i, e)
-		}
+		return nil, d.limit
 	}
 	return doc, nil
-}
-
-func missingKey(key string) *Error {
-	return docErr("missing required key \""+key+"\"", fluxMissingKey+key+").\n")
-}
-
-// metaReader type-checks metadata members like jansson's json_unpack.
-type metaReader struct {
-	md     *jvalue
-	reason string // first problem
-}
-
-func (r *metaReader) fail(key, want string, v *jvalue) {
-	if r.reason != "" {
-		return
-	}
-	if v == nil {
-		r.reason = "missing required key \"" + key + "\""
-		return
-	}
-	r.reason = "key \"" + key + "\": expected " + want + ", got " + v.kind.String()
-}
-
-func (r *metaReader) str(key string, required bool) (string, bool) {
-	v := r.md.get(key)
-	if v == nil {
-		if required {
-			r.fail(key, "a string", nil)
-		}
-		return "", false
-	}
-	if v.kind != jString {
-		r.fail(key, "a string", v)
-		return "", false
-	}
-	return v.s, true
-}
-
-func (r *metaReader) integer(key string) (int64, bool) {
-	v := r.md.get(key)
-	if v == nil {
-		return 0, false
-	}
-	if v.kind != jInt {
-		r.fail(key, "an integer", v)
-		return 0, false
-	}
-	return v.i, true
-}
-
-func (r *metaReader) boolean(key string) bool {
-	v := r.md.get(key)
-	if v == nil {
-		return false
-	}
-	if v.kind != jTrue && v.kind != jFalse {
-		r.fail(key, "a boolean", v)
-		return false
-	}
-	return v.kind == jTrue
-}
-
-func parseNode(n *Node, i int, v *jvalue) {
-	idv := v.get("id")
-	if idv == nil || idv.kind != jString {
-		reason := `missing "id"`
-		if idv != nil {
-			reason = `"id" is a JSON ` + idv.kind.String() + `, not a string`
-		}
-		n.err = nodeErr(i, "", reason, fluxNoID)
-		return
-	}
-	id := idv.s
-	n.ID = id
-	mdv := v.get("metadata")
-	if mdv == nil {
-		n.err = nodeErr(i, id, `missing "metadata"`, "fill_fetcher: key (metadata) is not found in an JGF node for "+id+".\n")
-		return
-	}
-	malformed := func(reason string) {
-		n.err = nodeErr(i, id, "malformed metadata: "+reason, "fill_fetcher: malformed metadata in an JGF node for "+id+"\n")
-	}
-	if mdv.kind != jObject {
-		malformed("metadata is a JSON " + mdv.kind.String() + ", not an object")
-		return
-	}
-	r := &metaReader{md: mdv}
-	md := &n.Metadata
-	md.Type, _ = r.str("type", true)
-	md.Basename, _ = r.str("basename", false)
-	md.Name, _ = r.str("name", false)
-	lid, hasID := r.integer("id")
-	uniq, hasUniq := r.integer("uniq_id")
-	rank, hasRank := r.integer("rank")
-	status, _ := r.integer("status")
-	md.Exclusive = r.boolean("exclusive")
-	md.Unit, _ = r.str("unit", false)
-	size, hasSize := r.integer("size")
-	paths := mdv.get("paths")
-	if paths == nil || paths.kind != jObject {
-		r.fail("paths", "an object", paths)
-	}
-	if r.reason != "" {
-		malformed(r.reason)
-		return
-	}
-	if props := mdv.get("properties"); props != nil {
-		if props.kind != jObject {
-			n.err = nodeErr(i, id, `"properties" is a JSON `+props.kind.String()+`, not an object`,
-				"fill_fetcher: key (properties) must be an object or null for "+id+".\n")
-			return
-		}
-		for k, key := range props.keys {
-			pv := props.vals[k]
-			if pv.kind != jString {
-				n.err = nodeErr(i, id, "property "+strconv.Quote(key)+" has a "+pv.kind.String()+" value, not a string (Fluxion aborts)",
-					"fill_fetcher: value of property ("+key+") is not a string for "+id+".\n")
-				n.err.Crash = true
-				return
-			}
-			md.Properties = append(md.Properties, graph.Property{Key: key, Value: pv.s})
-		}
-		slices.SortFunc(md.Properties, func(a, b graph.Property) int { return strings.Compare(a.Key, b.Key) })
-	}
-	for k, sub := range paths.keys {
-		pv := paths.vals[k]
-		if pv.kind != jString {
-			malformed("path of subsystem " + strconv.Quote(sub) + " is a " + pv.kind.String() + ", not a string")
-			return
-		}
-		md.Paths = append(md.Paths, Path{Subsystem: sub, Path: pv.s})
-	}
-
-	// apply_defaults
-	if !hasUniq || uniq == -1 {
-		u, ok, overflow := strtoll(id)
-		switch {
-		case overflow:
-			n.err = nodeErr(i, id, "uniq_id inferred from the outer id is out of the 64-bit range (Fluxion aborts)",
-				"apply_defaults: value for key (uniq_id) is out of range in outer 'id' field "+id+".\n")
-			n.err.Crash = true
-			return
-		case !ok:
-			n.err = nodeErr(i, id, "no uniq_id and the outer id does not start with a decimal number",
-				"apply_defaults: value for key (uniq_id) could not be inferred from outer 'id' field "+id+".\n")
-			return
-		}
-		uniq = u
-	}
-	md.UniqID = uniq
-	if !hasID || lid == -2 {
-		lid = uniq
-		if md.Type == "node" && md.Name != "" {
-			if d := trailingDigits(md.Name); d != "" {
-				v, err := strconv.ParseInt(d, 10, 64)
-				if err != nil {
-					n.err = nodeErr(i, id, "the id inferred from the trailing digits of name "+strconv.Quote(md.Name)+" is out of the 64-bit range (Fluxion aborts)",
-						"apply_defaults: value for key (id) is out of range in name "+md.Name+".\n")
-					n.err.Crash = true
-					return
-				}
-				lid = v
-			}
-		}
-	}
-	md.ID = lid
-	if md.Basename == "" {
-		md.Basename = md.Type
-	}
-	if md.Name == "" {
-		md.Name = md.Basename + strconv.FormatInt(md.ID, 10)
-	}
-	md.Rank = -1
-	if hasRank {
-		md.Rank = rank
-	}
-	md.Status = graph.Status(status)
-	md.Size = 1
-	if hasSize && size != -1 {
-		md.Size = size
-	}
 }
 
 // trailingDigits returns the maximal run of decimal digits ending s.

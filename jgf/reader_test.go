@@ -104,8 +104,18 @@ func str(m map[string]any, key, def string) string {
 	return def
 }
 
+// fluxionMode is the reader resource-query uses.
+var fluxionMode = Options{Fluxion: true}
+
+// notGraphs are corpus JGFs that are not graphs but the R of a partial
+// cancel: they list Fluxion's reverse containment edges ("in"), which
+// make cycles and second parents. Fluxion's reader loads them; the strict
+// reader refuses them.
+var notGraphs = map[string]bool{"node-1-partial-cancel.json": true, "node-1-partial-cancel-invalid.json": true}
+
 // TestReadCorpus loads every JGF of the corpus and checks the graph
-// against an independent decoding with encoding/json.
+// against an independent decoding with encoding/json. The strict reader
+// builds the same graph, except from notGraphs.
 func TestReadCorpus(t *testing.T) {
 	for _, f := range corpusGlob(t, "resource/jgfs/*.json", "resource/jgfs/elastic/*.json") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -113,9 +123,20 @@ func TestReadCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := ReadFile(f)
+			g, err := fluxionMode.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
+			}
+			strict, err := ReadFile(f)
+			switch {
+			case notGraphs[filepath.Base(f)]:
+				if e := asError(t, err); !e.Strict {
+					t.Errorf("strict reader: %v, want a strict-only error", err)
+				}
+			case err != nil:
+				t.Errorf("strict reader: %v", err)
+			case snapshot(strict) != snapshot(g):
+				t.Error("the strict reader built another graph")
 			}
 			var raw rawDoc
 			if err := json.Unmarshal(data, &raw); err != nil {
@@ -354,7 +375,7 @@ func TestA2Defaults(t *testing.T) {
 }
 
 func TestA2Notes(t *testing.T) {
-	doc, err := Parse([]byte(`{"graph": {"nodes": [
+	doc, err := fluxionMode.Parse([]byte(`{"graph": {"nodes": [
 		{"id": "1", "metadata": {"type": "node", "name": "n007", "paths": {}}},
 		{"id": "2", "metadata": {"type": "node", "name": "plain", "paths": {}}},
 		{"id": "3", "metadata": {"type": "rack", "name": "r9", "paths": {}}},
@@ -901,53 +922,114 @@ func TestRoundTrip(t *testing.T) {
 // ---------------------------------------------------------------------------
 // Fuzzing
 
+// FuzzRead checks what must hold for any input: every failure is an
+// *Error with both texts; the strict reader agrees with Fluxion's or fails
+// with its own error, and what it builds has no size out of range, no
+// self-loop, no second containment parent and no cycle; a small vertex
+// limit is never exceeded; a Load into an existing graph (attach) is all
+// or nothing in both modes.
+//
+//	go test ./jgf -run '^$' -fuzz FuzzRead -fuzztime 60s
 func FuzzRead(f *testing.F) {
-	f.Add([]byte(a2))
-	f.Add([]byte(nodesDoc(n0+", "+n1, `{"source": "0", "target": "1"}`)))
-	f.Add([]byte(nodesDoc(n0+", "+n1, `{"source": "0", "target": "1"}, {"source": "0", "target": "1"}`)))
-	f.Add([]byte(nodesDoc(`{"id": "1", "metadata": {"type": "node", "name": "n007", "properties": {"a": 1}, "paths": {}}}`, "")))
-	f.Add([]byte(nodesDoc(`{"id": " -12x", "metadata": {"type": "node", "uniq_id": -1, "id": -2, "size": -1, "status": 3, "unit": "u", "exclusive": false, "paths": {"a": "/a", "b": "/a/b"}}}`, `{"source": " -12x", "target": " -12x", "metadata": {"subsystem": "b"}}`)))
-	f.Add([]byte(`{"graph": {"nodes": [], "edges": [` + "\n"))
-	f.Add([]byte("{\"a\": \"\\ud83d\\ude00\xc3\xa9\", \"b\": [1.5e3, -0, true, null]}"))
-	f.Add([]byte(`{"graph": {"nodes": [{"id": "0", "metadata": {"type": "c", "paths": {"containment": "/medium0"}}}], "edges": []}, "free_ranks": "0-1"}`))
-	base := func() *graph.Graph {
-		b := graph.NewBuilder()
-		c := b.MustAdd(graph.NoVertex, "cluster", 0)
-		b.MustAdd(b.MustAdd(c, "node", 1), "core", 0)
-		return b.Graph()
+	for _, s := range fuzzSeeds() {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := Read(data)
+		g, err := fluxionMode.Read(data)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is a %T", err, err)
 			}
-			if e.Fluxion() == "" || e.Error() == "" {
-				t.Fatalf("empty error text: %#v", e)
+			if e.Fluxion() == "" || e.Error() == "" || e.Strict {
+				t.Fatalf("error texts: %#v", e)
 			}
 		} else if g == nil {
 			t.Fatal("nil graph")
 		}
+		sg, serr := Read(data)
+		switch {
+		case serr != nil && asError(t, serr).Strict:
+		case (err == nil) != (serr == nil):
+			t.Fatalf("Fluxion mode %v, strict %v", err, serr)
+		case err != nil && asError(t, err).Fluxion() != asError(t, serr).Fluxion():
+			t.Fatalf("Fluxion mode %v, strict %v", err, serr)
+		case err == nil:
+			checkStrictGraph(t, sg)
+		}
+		if lg, err := (Options{MaxVertices: 3}).Read(data); err == nil && lg.NumVertices() > 3 {
+			t.Fatalf("%d vertices under a limit of 3", lg.NumVertices())
+		}
 		// Attaching to an existing graph: all or nothing.
-		doc, perr := parse(data)
+		doc, perr := fluxionMode.parse(data)
 		if perr != nil {
 			return
 		}
-		h := base()
-		before := snapshot(h)
-		if err := Load(h, doc); err != nil {
-			if snapshot(h) != before {
-				t.Fatalf("failed Load changed the graph: %v", err)
-			}
-			return
-		}
-		for v := graph.VertexID(0); int(v) < h.NumVertices(); v++ {
-			for _, p := range h.V(v).Paths {
-				if !slices.Contains(h.ByPath(p.Path), v) {
-					t.Fatalf("vertex %d not indexed at %q", v, p.Path)
+		for _, o := range []Options{fluxionMode, {}} {
+			h := attachBase()
+			before := graphString(h)
+			if err := o.Load(h, doc); err != nil {
+				if graphString(h) != before {
+					t.Fatalf("failed Load changed the graph: %v", err)
 				}
+				continue
+			}
+			for v := graph.VertexID(0); int(v) < h.NumVertices(); v++ {
+				for _, p := range h.V(v).Paths {
+					if !slices.Contains(h.ByPath(p.Path), v) {
+						t.Fatalf("vertex %d not indexed at %q", v, p.Path)
+					}
+				}
+			}
+			if !o.Fluxion {
+				checkStrictGraph(t, h)
 			}
 		}
 	})
+}
+
+// checkStrictGraph checks what the strict reader promises.
+func checkStrictGraph(t *testing.T, g *graph.Graph) {
+	t.Helper()
+	for v := graph.VertexID(0); int(v) < g.NumVertices(); v++ {
+		if s := g.V(v).Size; s < 0 || s >= 1<<32 {
+			t.Fatalf("vertex %d: size %d", v, s)
+		}
+		parents := 0
+		for _, h := range g.In(v) {
+			if h.Other == v {
+				t.Fatalf("vertex %d: self-loop", v)
+			}
+			if h.Subsystem == graph.Containment {
+				parents++
+			}
+		}
+		if parents > 1 {
+			t.Fatalf("vertex %d: %d containment parents", v, parents)
+		}
+	}
+	// No cycle: every vertex is finished by a depth-first search.
+	state := make([]uint8, g.NumVertices())
+	var visit func(v graph.VertexID, s graph.SubsystemID) bool
+	visit = func(v graph.VertexID, s graph.SubsystemID) bool {
+		state[v] = 1
+		for _, h := range g.Out(v) {
+			if h.Subsystem != s {
+				continue
+			}
+			if state[h.Other] == 1 || state[h.Other] == 0 && !visit(h.Other, s) {
+				return false
+			}
+		}
+		state[v] = 2
+		return true
+	}
+	for s := 0; s < g.Subsystems.Len(); s++ {
+		clear(state)
+		for v := range g.NumVertices() {
+			if state[v] == 0 && !visit(graph.VertexID(v), graph.SubsystemID(s)) {
+				t.Fatalf("a cycle in subsystem %s", g.SubsystemName(graph.SubsystemID(s)))
+			}
+		}
+	}
 }

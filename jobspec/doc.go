@@ -44,6 +44,15 @@
 // rejected ("jobspec is nested too deeply", "jobspec is too large"), so
 // Parse terminates quickly on any input.
 //
+// # Building jobspecs in Go
+//
+// New, Res and Slot build a Jobspec without YAML (see ExampleNew), and
+// YAML renders one as a document Parse reads back. Validate checks a
+// jobspec built or modified in Go against Parse's rules (nil entries,
+// empty types, zero counts, resources that contain themselves, bounded
+// depth and size) and names the offending entry in Error.Path; the root
+// package's Matcher calls it on every jobspec.
+//
 // # Counts
 //
 // A Count is either a plain "count: N" ({N, N, '+', 1}) or the mapping

@@ -3,6 +3,7 @@ package jobspec_test
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gofluxion/gofluxion/jobspec"
 )
@@ -91,4 +92,49 @@ tasks: []
 	// "min" must be greater than zero
 	// line 9, column 22 (resources[0].with[1].count.min): "min" must be greater than zero
 	// resources[0].with[1].count.min 9 22
+}
+
+// Build a jobspec in Go instead of writing YAML: two whole nodes, each
+// with a slot of 4 cores and a gpu, for an hour.
+func ExampleNew() {
+	js := jobspec.New(time.Hour,
+		jobspec.Res("node", 2,
+			jobspec.Slot("task", 1, jobspec.Res("core", 4), jobspec.Res("gpu", 1)),
+		).Exclusively(),
+	)
+	fmt.Println(jobspec.Validate(js))
+	y, _ := js.YAML() // for reapi/fluxcli, resource-query or Flux
+	fmt.Print(string(y))
+
+	// Mistakes are reported with their place in the tree.
+	bad := jobspec.New(time.Hour, jobspec.Res("node", 2, jobspec.Res("core", 0)))
+	var e *jobspec.Error
+	if errors.As(jobspec.Validate(bad), &e) {
+		fmt.Println(e.Detail())
+	}
+	// Output:
+	// <nil>
+	// version: 1
+	// resources:
+	//   - type: node
+	//     count: 2
+	//     exclusive: true
+	//     with:
+	//       - type: slot
+	//         count: 1
+	//         label: task
+	//         with:
+	//           - type: core
+	//             count: 4
+	//           - type: gpu
+	//             count: 1
+	// attributes:
+	//   system:
+	//     duration: 3600
+	// tasks:
+	//   - command: [app]
+	//     slot: task
+	//     count:
+	//       per_slot: 1
+	// resources[0].with[0].count.min: "min" must be greater than zero
 }

@@ -78,3 +78,43 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzYAMLRoundTrip: every parsed jobspec passes Validate, and YAML renders
+// it as a document that parses back and renders identically.
+func FuzzYAMLRoundTrip(f *testing.F) {
+	for _, s := range []string{
+		doc("", "", "", ""),
+		count(`{min: 2, max: 7, operator: "+", operand: 2}`),
+		res("[{type: node, count: 1, exclusive: true, with: [{type: slot, label: s, count: 2, with: [{type: core, count: 4}]}]}]"),
+		cons(`{and: [{properties: ["foo", "^bar"]}, {or: [{hostlist: ["node[0-3]"]}, {ranks: ["0-3,7"]}]}, {not: []}]}`),
+		attrs("{user: {}, system: {duration: 0.5, queue: q, constraints: {}}}"),
+		tasks("[{command: [a], slot: s, count: {total: 2}, distribution: d, attributes: {}}]"),
+		res(`[{type: "0x10", count: "010", unit: "", id: "7", label: "a: b"}]`),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		js, err := Parse(data, Options{})
+		if err != nil {
+			return
+		}
+		if err := Validate(js); err != nil {
+			if strings.Contains(err.Error(), `"type" must not be empty`) || strings.Contains(err.Error(), `"min" must be greater than zero`) {
+				return // Parse accepts an empty type and "count: 0", as Fluxion does
+			}
+			t.Fatalf("Validate(Parse(%q)) = %v", data, err)
+		}
+		a, err := js.YAML()
+		if err != nil {
+			t.Fatalf("YAML: %v", err)
+		}
+		back, err := Parse(a, Options{})
+		if err != nil {
+			t.Fatalf("Parse(YAML()) = %v\n%s", err, a)
+		}
+		b, err := back.YAML()
+		if err != nil || string(a) != string(b) {
+			t.Fatalf("round trip changed the document (%v):\n%s\nthen\n%s", err, a, b)
+		}
+	})
+}

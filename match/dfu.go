@@ -25,6 +25,7 @@ type matchState struct {
 	at, now  int64
 	duration int64
 	atype    allocType
+	fromR    bool // an update from an existing R, not a match
 	cons     *jobspec.Constraint
 	queue    string
 	excl     []bool // exclusive resource types, by TypeID

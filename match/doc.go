@@ -46,8 +46,9 @@
 // GraphEnd. Reservations start at the end times of earlier bookings.
 //
 // Job ids are chosen by the caller; the matcher records what each job
-// holds on each vertex so that Cancel(jobid) can release it exactly. A
-// failed Match leaves the schedule as it was.
+// holds on each vertex so that Cancel(jobid) can release it exactly. A job
+// id that already holds resources is refused (ErrInvalid) by Match and the
+// updates.
 //
 // A successful match hands the selected vertices and edges to the writer
 // in post-order (children before parents, siblings in out-edge creation
@@ -97,6 +98,70 @@
 //
 // New returns a *ConfigError for a bad policy, subsystem, pruning spec or
 // traverser name.
+//
+// # Failures change nothing
+//
+// Every mutating operation (Match, Cancel, PartialCancel,
+// PartialCancelJGF, UpdateJGF, UpdateRV1Exec, Attach, RemovePath,
+// RemoveRanks, SetStatus) either succeeds or fails leaving the schedule as
+// it was: the operations check their input first (unknown ranks, paths or
+// vertices, vertices the job does not hold, a job id in use, a window
+// past GraphEnd, the graph's root) and then apply. Fluxion does not: it
+// fails half way and leaves, for instance, a partially cancelled job
+// whose released cores a third job is then given.
+//
+// # Fluxion's failures and quirks
+//
+// Two options reproduce Fluxion where it departs from the above, so that
+// resource-query can prove fidelity on Fluxion's own outputs:
+//
+// Options.FluxionFailures (resource-query only) makes operations fail
+// where and as Fluxion's do, leaving its half-changed state:
+//
+//   - a JGF partial cancel requires an allocation span on every listed
+//     vertex, so it fails at the first vertex the job holds shared (every
+//     R Fluxion writes lists such vertices), after releasing the vertices
+//     listed before it and dropping that one's filter span, exclusivity
+//     span and tag; the ancestors keep their spans;
+//   - an rv1exec partial cancel gives the released amounts back rank by
+//     rank in ascending order and stops with an error at a rank that gives
+//     nothing back (a node held shared, as in GRUG graphs, where only
+//     nodes carry ranks);
+//   - a rank removal sums the released amounts per rank over all jobs and
+//     gives each job that sum back; when two jobs share the ranks' vertices
+//     or ancestors it fails, and the vertices stay in the graph with their
+//     job records dropped but their planner spans kept;
+//   - an unknown rank fails a partial cancel or rank removal after the
+//     ranks before it were released or cleared;
+//   - a cancel fails for a job that vertices below the root still carry
+//     but the root does not (after such a removal gave the root's share
+//     back);
+//   - a booking under a job id that already holds resources is accepted
+//     and loses track of the first booking's spans (resource-query reuses
+//     the id of a match whose output could not be rendered);
+//   - Fluxion never returns from some socket removals (a socket whose place
+//     in its parent's dynamic order a booking changed): those fail with
+//     ENOTSUP instead of hanging.
+//
+// Options.FluxionQuirks (resource-query and reapi) reproduces decisions
+// that follow from Fluxion's implementation, none of which corrupts the
+// schedule:
+//
+//   - a match rejected for its duration (EINVAL) leaves the exclusive
+//     types of its jobspec in force for every later match;
+//   - dry runs (WithoutAllocating*) re-key the dynamic child order of the
+//     first-fit policies, and updates from an R re-key every edge they
+//     walk to weight 0 (so those subtrees are tried last);
+//   - a vertex whose filter span cannot be booked is neither emitted nor
+//     closes its emission level, and the raised level carries over to
+//     later matches and finds;
+//   - re-priming the filters (after attach or removal) leaves the
+//     reservation search seeing each existing time point's free units from
+//     before the totals changed, until a booking changes the point: after
+//     growing, a reservation can come later than the new resources allow
+//     (planner.Planner.UpdateTotalKeepSearch).
+//
+// Both are off by default, as for the gofluxion package.
 //
 // A Matcher is not safe for concurrent use.
 package match

@@ -57,7 +57,8 @@ var (
 	ErrBusy = errors.New("resources busy")
 	// ErrUnsatisfiable: the request can never be met by this graph.
 	ErrUnsatisfiable = errors.New("unsatisfiable request")
-	// ErrInvalid: a bad argument (duration, empty request, bad option…).
+	// ErrInvalid: a bad argument (duration, empty request, bad option, a
+	// job id that already holds resources…).
 	ErrInvalid = errors.New("invalid argument")
 	// ErrNotFound: an unknown job, path or rank.
 	ErrNotFound = errors.New("not found")
@@ -88,7 +89,7 @@ func (e *Error) Is(target error) bool {
 		// resource-query prints "Unsatisfiable request" for ENOENT too.
 		return e.Errno == ENODEV || (e.Errno == ENOENT && e.Op == "match")
 	case ErrInvalid:
-		return e.Errno == EINVAL || e.Errno == EOVERFLOW || e.Errno == ERANGE
+		return e.Errno == EINVAL || e.Errno == EOVERFLOW || e.Errno == ERANGE || e.Errno == EEXIST
 	case ErrNotFound:
 		return e.Errno == ENOENT && e.Op != "match"
 	}

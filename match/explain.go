@@ -53,9 +53,10 @@ func (l Level) Cause() string {
 
 // Reason is the most useful sentence about the first level that falls
 // short, in the form "needs 4 node (with 2 gpu each): 3 found now, 8 when
-// free". When an outer level is short only because an inner one is, the
-// innermost short level that was reached is named instead. It is "" when
-// the request fits now.
+// free". For a gang, that is the outer count: when an inner level is short
+// too, the innermost short level that was reached follows as the cause,
+// "needs 4 node (with 2 gpu each): 0 found now, 8 when free; needs 2 gpu:
+// 1 found now, 2 when free". It is "" when the request fits now.
 func (e *Explanation) Reason() string {
 	if e.FitsNow {
 		return ""
@@ -65,14 +66,17 @@ func (e *Explanation) Reason() string {
 		if !short(l) {
 			continue
 		}
-		// Prefer the deepest short descendant that some parent reached.
+		// The deepest short descendant that some parent reached, if any.
 		pick := i
 		for j := i + 1; j < len(e.Levels) && e.Levels[j].Depth > l.Depth; j++ {
 			if d := e.Levels[j]; short(d) && d.FoundNow >= 0 && d.Depth > e.Levels[pick].Depth {
 				pick = j
 			}
 		}
-		return e.sentence(pick)
+		if pick == i || e.Levels[pick].Type == "slot" {
+			return e.sentence(i)
+		}
+		return e.sentence(i) + "; " + e.sentence(pick)
 	}
 	if !e.Satisfiable {
 		return "the request can never be met by this graph"
@@ -103,6 +107,8 @@ func (e *Explanation) sentence(i int) string {
 	switch {
 	case l.FoundFree < 0:
 		fmt.Fprintf(&sb, ": %s", now)
+	case l.FoundFree == 0:
+		fmt.Fprintf(&sb, ": %s, none even when free", now)
 	case l.FoundFree < l.Needed:
 		fmt.Fprintf(&sb, ": %s, only %d exist", now, l.FoundFree)
 	default:
@@ -137,6 +143,9 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 		return nil, &Error{Op: "explain", Errno: EINVAL, Msg: "bad duration"}
 	}
 	c := m.resolve(js)
+	if c == nil {
+		return nil, &Error{Op: "explain", Errno: EINVAL, Msg: "resource tree is nil, too deep or too large"}
+	}
 	m.setupMatch(c, js, 0, at, d)
 	exp := &Explanation{}
 	// run selects at time t; counting runs visit every candidate (static
@@ -147,7 +156,7 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 		defer func() { m.explain, m.static = nil, false }()
 		m.cur.atype, m.cur.at = atype, t
 		ok := m.selectAt() == 0
-		if ok && atype == atAlloc && !counting {
+		if ok && !counting {
 			// A selection that emits nothing still fails (spec §9): probe
 			// the update walk without booking or re-keying anything.
 			m.cur.atype = atNone

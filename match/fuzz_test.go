@@ -44,6 +44,11 @@ func FuzzFindCriteria(f *testing.F) {
 		"", " ", "status=down and", "and status=down", "status=sideways", "status", "=up", "status=",
 		"(status=up", "status=up)", "()", "names=node[", "names=node[1-0]", "jobid-alloc=x", "jobid-alloc=-1",
 		"bogus=1", "status=up or or status=down", "status=up ) (", "agfilter=yes",
+		// nesting at and past the depth limit (issue 13: 8M parentheses
+		// overflowed the stack)
+		strings.Repeat("(", 256) + "status=up" + strings.Repeat(")", 256),
+		strings.Repeat("(", 257) + "status=up" + strings.Repeat(")", 257),
+		strings.Repeat("(", 5000),
 	} {
 		f.Add(s)
 	}
@@ -64,7 +69,11 @@ func FuzzFindCriteria(f *testing.F) {
 			}
 			switch {
 			case e.Errno == EINVAL:
-				if want := "find: invalid criteria: " + expr + ".\n"; e.Msg != want {
+				want := "find: invalid criteria: " + expr + ".\n"
+				if CriteriaDepth(expr) > graph.DefaultMaxDepth {
+					want = "find: criteria nest parentheses more than 256 deep.\n"
+				}
+				if e.Msg != want {
 					t.Fatalf("Find(%q): message %q, want %q", expr, e.Msg, want)
 				}
 				if !errors.Is(err, ErrInvalid) {

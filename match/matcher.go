@@ -37,6 +37,24 @@ type Options struct {
 	NoPruneFilters bool
 	// Traverser is "simple" (default) or "flexible".
 	Traverser string
+	// MaxFindDepth bounds how deep Find's criteria may nest parentheses
+	// (default graph.DefaultMaxDepth).
+	MaxFindDepth int
+
+	// FluxionQuirks reproduces decisions that follow from Fluxion's
+	// implementation rather than from its specification, none of which
+	// corrupts the schedule: a match rejected for its duration leaves its
+	// exclusive types in force, dry runs and updates re-key the dynamic
+	// child order, the emission level a walk could not close carries over,
+	// and re-priming keeps the reservation search's view of the free units
+	// (see the package doc). resource-query and reapi turn it on.
+	FluxionQuirks bool
+	// FluxionFailures makes operations fail where and as Fluxion's do and
+	// leave its half-changed state (partial cancels, rank removals, job
+	// ids booked twice; see the package doc); where Fluxion hangs it
+	// fails. Only resource-query, the fidelity instrument, turns it on.
+	// By default a failed operation changes nothing.
+	FluxionFailures bool
 }
 
 // matcherNames maps -S names to subsystem lists (spec resource-query.md §1).
@@ -254,6 +272,9 @@ type scratch struct {
 	errno   Errno
 	emulate bool // keep errno across operations, as Fluxion's C errno does
 	msg     strings.Builder
+
+	// level is the emission level the last walk ended at (FluxionQuirks).
+	level int
 
 	// Visit counters of the current walk and Fluxion's running totals.
 	pre, post           int64
@@ -651,7 +672,11 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		ids[i] = int32(t)
 	}
 	if f := m.filt[si][u]; f != nil {
-		f.Update(totals, ids)
+		if m.opts.FluxionQuirks {
+			f.UpdateKeepSearch(totals, ids)
+		} else {
+			f.Update(totals, ids)
+		}
 		return
 	}
 	f, err := planner.NewMulti(0, math.MaxInt64, totals, ids)

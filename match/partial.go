@@ -1,6 +1,8 @@
 package match
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -38,17 +40,47 @@ func (m *Matcher) rankRoot(r int64) graph.VertexID {
 
 // PartialCancel releases the part of job held by the given ranks (the
 // rv1exec form of spec traversal.md §14.2). It reports whether that
-// released the whole job.
+// released the whole job. A rank is known when the graph ever had it (its
+// vertices may all have been removed since). On failure nothing changes.
+//
+// With Options.FluxionFailures the amounts are given back as Fluxion does:
+// rank by rank in ascending order, stopping with an error at a rank that
+// gives nothing back (its vertices hold the job only shared, as the nodes
+// of a GRUG graph do); the ancestors keep the rest of their spans and the
+// job is not fully released. A failure leaves what was done before it.
 func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
+	if !m.opts.FluxionFailures {
+		rcs, err := m.releaseRanks(job, ranks, false)
+		if err != nil {
+			return false, err
+		}
+		if len(rcs) == 0 {
+			return false, m.noRankRoot()
+		}
+	}
+	rcs, err := m.releaseRanks(job, ranks, true)
+	if err != nil {
+		return false, err
+	}
+	return m.finishPartial(job, rcs, m.opts.FluxionFailures)
+}
+
+// releaseRanks releases what job holds on the vertices of the given ranks
+// (with apply unset it only computes what that would give back) and
+// returns, per rank that has vertices, the rank's root and the amounts,
+// in ascending rank order with FluxionFailures.
+func (m *Matcher) releaseRanks(job uint64, ranks []int64, apply bool) ([]rankCounts, error) {
 	var rcs []rankCounts
 	for _, r := range ranks {
+		if !m.g.HasRank(r) {
+			return nil, m.rankNotFound(r)
+		}
 		vs := m.g.ByRank(r)
 		if len(vs) == 0 {
-			m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
-			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+			continue
 		}
 		rc := rankCounts{rank: r, root: m.rankRoot(r)}
 		for _, v := range vs {
@@ -56,22 +88,39 @@ func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error
 			if rec == nil || !rec.tagged {
 				continue
 			}
-			m.releaseVertex(v, rec, job, &rc.counts)
+			if apply {
+				m.releaseVertex(v, rec, job, &rc.counts)
+			} else {
+				m.addPlanned(v, rec, &rc.counts)
+			}
 		}
 		rcs = append(rcs, rc)
 	}
-	return m.finishPartial(job, rcs)
+	if m.opts.FluxionFailures {
+		slices.SortFunc(rcs, func(a, b rankCounts) int { return cmp.Compare(a.rank, b.rank) })
+	}
+	return rcs, nil
 }
 
 // finishPartial gives the released amounts back to the ancestors' filters
 // and, if that untagged the root, drops whatever the job still holds
 // anywhere (spec §14.2 steps 3-5). It reports a full cancel.
-func (m *Matcher) finishPartial(job uint64, rcs []rankCounts) (bool, error) {
+func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (bool, error) {
 	if len(rcs) == 0 {
-		m.msg.WriteString("remove: rank_to_root is empty.\n")
-		return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		return false, m.noRankRoot()
 	}
-	m.reduceAncestors(job, rcs)
+	if perRank {
+		for _, rc := range rcs {
+			if len(rc.counts) == 0 {
+				return false, m.nothingBack(rc.rank)
+			}
+			if err := m.reduceAncestors(job, m.ancestorCounts([]rankCounts{rc}), false); err != nil {
+				return false, err
+			}
+		}
+	} else if err := m.reduceAncestors(job, m.ancestorCounts(rcs), false); err != nil {
+		return false, err
+	}
 	root := m.g.Root(m.dom)
 	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
 		return false, nil
@@ -80,6 +129,35 @@ func (m *Matcher) finishPartial(job uint64, rcs []rankCounts) (bool, error) {
 		m.dropSpans(graph.VertexID(v), job)
 	}
 	return true, nil
+}
+
+func (m *Matcher) rankNotFound(r int64) error {
+	m.msg.WriteString("remove" + strconv.FormatInt(r, 10) + " not found in by_rank map.\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+}
+
+func (m *Matcher) noRankRoot() error {
+	m.msg.WriteString("remove: rank_to_root is empty.\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+}
+
+func (m *Matcher) nothingBack(r int64) error {
+	m.msg.WriteString("partial_cancel: nothing to give back for rank " + strconv.FormatInt(r, 10) + ".\n")
+	return &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+}
+
+// addPlanned adds what v's allocation or reservation span for the record
+// holds to counts.
+func (m *Matcher) addPlanned(v graph.VertexID, rec *jobRec, counts *tcounts) {
+	span := rec.alloc
+	if span == 0 {
+		span = rec.resv
+	}
+	if span != 0 {
+		if n, err := m.plans[v].SpanPlanned(span); err == nil {
+			counts.add(m.g.V(v).Type, n)
+		}
+	}
 }
 
 // releaseVertex drops every span job holds on v, adding the allocation's
@@ -94,34 +172,29 @@ func (m *Matcher) releaseVertex(v graph.VertexID, rec *jobRec, job uint64, count
 		f.RemSpan(rec.fspan)
 		rec.fspan = -1
 	}
-	span := rec.alloc
-	if span == 0 {
-		span = rec.resv
-	}
-	if span != 0 {
-		if n, err := m.plans[v].SpanPlanned(span); err == nil {
-			counts.add(m.g.V(v).Type, n)
-		}
-	}
+	m.addPlanned(v, rec, counts)
 	m.dropSpans(v, job)
 }
 
-// reduceAncestors gives the released amounts back in the pruning filters of
-// every ancestor of the released rank roots (spec §14.2 steps 4-5).
-func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
+// ancCounts is what the release of some ranks gives back at one ancestor.
+type ancCounts struct {
+	v      graph.VertexID
+	counts tcounts
+}
+
+// ancestorCounts sums the released amounts of the rank roots at each of
+// their ancestors, in the order the upward walks first meet them (spec
+// §14.2 step 4).
+func (m *Matcher) ancestorCounts(rcs []rankCounts) []ancCounts {
 	root := m.g.Root(m.dom)
-	type anc struct {
-		v      graph.VertexID
-		counts tcounts
-	}
-	var ancs []anc
-	find := func(v graph.VertexID) *anc {
+	var ancs []ancCounts
+	find := func(v graph.VertexID) *ancCounts {
 		for i := range ancs {
 			if ancs[i].v == v {
 				return &ancs[i]
 			}
 		}
-		ancs = append(ancs, anc{v: v})
+		ancs = append(ancs, ancCounts{v: v})
 		return &ancs[len(ancs)-1]
 	}
 	for _, rc := range rcs {
@@ -138,8 +211,18 @@ func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
 			}
 		}
 	}
+	return ancs
+}
+
+// reduceAncestors gives the released amounts back in the pruning filters of
+// every ancestor of the released rank roots (spec §14.2 step 5). A count
+// larger than what the job's filter span holds fails (Fluxion's rank
+// removal sums the amounts of all jobs, see RemoveRanks); with check set
+// nothing changes, the result only tells whether it would fail.
+func (m *Matcher) reduceAncestors(job uint64, ancs []ancCounts, check bool) error {
+	root := m.g.Root(m.dom)
 	if rec := m.jobRec(root, job, false); rec == nil || !rec.tagged {
-		return
+		return nil
 	}
 	for _, a := range ancs {
 		f := m.filt[0][a.v]
@@ -147,12 +230,24 @@ func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
 		if f == nil || rec == nil || rec.fspan < 0 || !rec.tagged {
 			continue
 		}
+		if check {
+			for _, tc := range a.counts {
+				// Members whose span is gone are skipped, as by ReduceSpan.
+				if k, err := f.SpanPlanned(rec.fspan, f.Index(int32(tc.t))); err == nil && tc.n > k {
+					return m.reduceError(job, a.v)
+				}
+			}
+			continue
+		}
 		types := make([]int32, len(a.counts))
 		counts := make([]int64, len(a.counts))
 		for i, tc := range a.counts {
 			types[i], counts[i] = int32(tc.t), tc.n
 		}
-		removed, _ := f.ReduceSpan(rec.fspan, types, counts)
+		removed, err := f.ReduceSpan(rec.fspan, types, counts)
+		if err != nil {
+			return m.reduceError(job, a.v)
+		}
 		if removed {
 			rec.fspan = -1
 			rec.tagged = false
@@ -165,6 +260,12 @@ func (m *Matcher) reduceAncestors(job uint64, rcs []rankCounts) {
 		}
 		m.dropIfEmpty(a.v, job)
 	}
+	return nil
+}
+
+func (m *Matcher) reduceError(job uint64, v graph.VertexID) error {
+	m.msg.WriteString("update_ancestors: can't reduce the filter span of job " + strconv.FormatUint(job, 10) + " at " + m.g.V(v).Name + ".\n")
+	return &Error{Op: "remove", Errno: EINVAL, Msg: m.msg.String()}
 }
 
 // domParent returns v's parent in the dominant subsystem (first in-edge).
@@ -179,11 +280,34 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 
 // PartialCancelJGF releases the vertices a JGF R lists from job (spec
 // traversal.md §14.2, JGF form). It reports whether that released the
-// whole job.
+// whole job. Every listed vertex must exist and be held by the job; the
+// vertices the job holds shared (ancestors of what it took exclusively)
+// are released with the rest. On failure nothing changes.
+//
+// With Options.FluxionFailures it fails as Fluxion does: Fluxion requires
+// an allocation span on each listed vertex, so an R that lists a shared
+// vertex (any R it wrote itself, unless the job took whole nodes) fails
+// there, after the vertices listed before it were released and that one
+// lost its filter span, its exclusivity span and its tag; the ancestors
+// keep all their spans.
 func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
+	if !m.opts.FluxionFailures {
+		seen := make(map[graph.VertexID]bool, len(doc.Nodes))
+		for i := range doc.Nodes {
+			v, err := m.cancelVertex(job, &doc.Nodes[i], nil)
+			if err != nil {
+				return false, err
+			}
+			if seen[v] {
+				m.msg.WriteString("cancel_vtx: " + m.g.V(v).Name + " is listed twice.\n")
+				return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+			}
+			seen[v] = true
+		}
+	}
 	var rcs []rankCounts
 	rcFor := func(r int64) *rankCounts {
 		for i := range rcs {
@@ -195,21 +319,72 @@ func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, er
 		return &rcs[len(rcs)-1]
 	}
 	for i := range doc.Nodes {
-		v, msg := m.findJGFVertex(&doc.Nodes[i])
-		if msg != "" {
-			m.msg.WriteString(msg)
-			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
-		}
-		rec := m.jobRec(v, job, false)
-		if rec == nil || rec.xspan == 0 {
-			m.msg.WriteString("cancel_vtx: can't find x_checker span for job " + strconv.FormatUint(job, 10) + " in " + m.g.V(v).Name + ".\n")
-			return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+		var counts tcounts
+		v, err := m.cancelVertex(job, &doc.Nodes[i], &counts)
+		if err != nil {
+			return false, err
 		}
 		rc := rcFor(m.g.V(v).Rank)
 		if rc.root == graph.NoVertex || m.domPathLen(v) < m.domPathLen(rc.root) {
 			rc.root = v
 		}
-		m.releaseVertex(v, rec, job, &rc.counts)
+		for _, tc := range counts {
+			rc.counts.add(tc.t, tc.n)
+		}
 	}
-	return m.finishPartial(job, rcs)
+	return m.finishPartial(job, rcs, false)
+}
+
+// cancelVertex releases the vertex a JGF node of an R names from job,
+// adding what its allocation span held to counts, in Fluxion's order: the
+// filter span, the exclusivity span (which must exist), the tag, then the
+// allocation span. With counts nil it only checks, changing nothing.
+func (m *Matcher) cancelVertex(job uint64, n *jgf.Node, counts *tcounts) (graph.VertexID, error) {
+	fail := func(msg string) (graph.VertexID, error) {
+		m.msg.WriteString(msg)
+		return graph.NoVertex, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
+	}
+	v, msg := m.findJGFVertex(n)
+	if msg != "" {
+		return fail(msg)
+	}
+	apply := counts != nil
+	name := m.g.V(v).Name
+	rec := m.jobRec(v, job, false)
+	if rec != nil && apply {
+		if f := m.filt[0][v]; f != nil && rec.fspan >= 0 {
+			f.RemSpan(rec.fspan)
+			rec.fspan = -1
+		}
+	}
+	if rec == nil || rec.xspan == 0 {
+		if rec != nil && apply {
+			m.dropIfEmpty(v, job)
+		}
+		return fail("cancel_vtx: can't find x_checker span for job " + strconv.FormatUint(job, 10) + " in " + name + ".\n")
+	}
+	span := rec.alloc
+	if span == 0 {
+		span = rec.resv
+	}
+	if apply {
+		m.xchk[v].RemSpan(rec.xspan)
+		rec.xspan = 0
+		rec.tagged = false
+	}
+	if span == 0 && m.opts.FluxionFailures {
+		if apply {
+			m.dropIfEmpty(v, job)
+		}
+		return fail("cancel_vtx: can't find allocation span for job " + strconv.FormatUint(job, 10) + " in " + name + ".\n")
+	}
+	if apply {
+		if span != 0 {
+			if k, err := m.plans[v].SpanPlanned(span); err == nil {
+				counts.add(m.g.V(v).Type, k)
+			}
+		}
+		m.dropSpans(v, job)
+	}
+	return v, nil
 }

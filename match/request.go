@@ -32,18 +32,27 @@ type reqCache struct {
 }
 
 // resolve converts a jobspec's resources to request trees and primes them.
+// It returns nil for a tree that is not one: a nil resource, or one deeper
+// than jobspec.MaxDepth or larger than jobspec.MaxNodes, as a hand-built
+// jobspec that contains itself is (Parse never makes those).
 func (m *Matcher) resolve(js *jobspec.Jobspec) *reqCache {
 	c := &m.reqc
 	if c.js == js && js != nil {
 		return c
 	}
-	c.js = js
+	c.js = nil
 	c.top = c.top[:0]
 	c.dfv = c.dfv[:0]
 	c.excl = c.excl[:0]
+	budget := jobspec.MaxNodes
 	for _, r := range js.Resources {
-		c.top = append(c.top, m.convert(r))
+		q := m.convert(r, 1, &budget)
+		if q == nil {
+			return nil
+		}
+		c.top = append(c.top, q)
 	}
+	c.js = js
 	m.primeReqs(c.top, &c.dfv, c)
 	return c
 }
@@ -52,14 +61,20 @@ func (m *Matcher) resolve(js *jobspec.Jobspec) *reqCache {
 // value is modified after being matched).
 func (m *Matcher) Forget() { m.reqc.js = nil }
 
-func (m *Matcher) convert(r *jobspec.Resource) *req {
+func (m *Matcher) convert(r *jobspec.Resource, depth int, budget *int) *req {
+	if *budget--; r == nil || depth > jobspec.MaxDepth || *budget < 0 {
+		return nil
+	}
 	t := graph.TypeID(-1)
 	if id, ok := m.g.Types.Lookup(r.Type); ok {
 		t = graph.TypeID(id)
 	}
 	q := &req{typ: t, count: r.Count, excl: r.Exclusive, label: r.Label, effMax: r.Count.EffectiveMax()}
 	for _, w := range r.With {
-		cw := m.convert(w)
+		cw := m.convert(w, depth+1, budget)
+		if cw == nil {
+			return nil
+		}
 		q.with = append(q.with, cw)
 		q.childTypes = append(q.childTypes, cw.typ)
 	}

@@ -2,6 +2,8 @@ package match
 
 import (
 	"math"
+	"slices"
+	"strconv"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
@@ -73,6 +75,12 @@ func Duration(d float64) (int64, bool) {
 func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) (int64, error) {
 	m.msg.Reset()
 	m.beginOp()
+	if op < Allocate || op > WithoutAllocatingFuture {
+		return 0, &Error{Op: "match", Errno: EINVAL, Msg: "invalid match op " + strconv.Itoa(int(op))}
+	}
+	if op.Books() && m.holds(jobid) {
+		return 0, m.jobExists("match", jobid)
+	}
 	rc := m.run(op, js, jobid, at, w)
 	if rc != 0 {
 		return 0, m.opError("match")
@@ -81,6 +89,22 @@ func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w em
 		return at, nil
 	}
 	return m.cur.at, nil
+}
+
+// holds reports whether booking jobid would mix two bookings under one id:
+// the job holds something already. Fluxion books again and loses track of
+// the first booking's spans (resource-query reuses the id of a match whose
+// output could not be rendered); so does the matcher with FluxionFailures.
+func (m *Matcher) holds(jobid uint64) bool {
+	if m.opts.FluxionFailures {
+		return false
+	}
+	root := m.g.Root(m.dom)
+	return root != graph.NoVertex && m.jobRec(root, jobid, false) != nil
+}
+
+func (m *Matcher) jobExists(op string, jobid uint64) *Error {
+	return &Error{Op: op, Errno: EEXIST, Msg: op + ": job " + strconv.FormatUint(jobid, 10) + " already holds resources.\n"}
 }
 
 // beginOp clears the errno unless Fluxion's errno emulation is on.
@@ -111,8 +135,19 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		return -1
 	}
 	c := m.resolve(js)
+	if c == nil {
+		m.errno = EINVAL
+		m.msg.WriteString("jobspec: resource tree is nil, too deep or too large\n")
+		return -1
+	}
 	d, ok := Duration(js.Duration)
 	if !ok {
+		if m.opts.FluxionQuirks {
+			// Fluxion adds the jobspec's exclusive types to the policy's
+			// before it checks the duration, and the early return skips
+			// their removal: they stay exclusive for every later match.
+			m.keepExclusive(c.excl)
+		}
 		m.errno = EINVAL
 		return -1
 	}
@@ -156,11 +191,21 @@ func (m *Matcher) setupMatch(c *reqCache, js *jobspec.Jobspec, jobid uint64, at,
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = d
 	m.cur.atype = atAlloc
+	m.cur.fromR = false
 	m.cur.cons = js.Constraint
 	m.cur.queue = js.Queue
 	m.cur.top = c.top
 	m.cur.orig = c.top
 	m.cur.dfv = c.dfv
+}
+
+// keepExclusive adds types to the policy's exclusive types for good.
+func (m *Matcher) keepExclusive(types []graph.TypeID) {
+	for _, t := range types {
+		if t >= 0 && !slices.Contains(m.polExcl, t) {
+			m.polExcl = append(m.polExcl, t)
+		}
+	}
 }
 
 // resetExcl sets the exclusive resource types of the current operation:

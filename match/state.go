@@ -19,6 +19,9 @@ type State struct {
 	Jobs    []VertexJobs `json:"jobs"`
 	Weights []EdgeWeight `json:"weights,omitempty"`
 	NodesUp int64        `json:"nodes_up"`
+	// Exclusive lists the resource types every match takes exclusively
+	// when it is more than the policy's (Options.FluxionQuirks).
+	Exclusive []graph.TypeID `json:"exclusive,omitempty"`
 }
 
 // PruneState is the pruning configuration of one matcher subsystem.
@@ -72,6 +75,9 @@ func spanOf(p *planner.Planner, id int64) ([]int64, error) {
 // State returns a serialisable copy of m.
 func (m *Matcher) State() (*State, error) {
 	st := &State{Options: m.opts, Graph: m.g.Export(), NodesUp: m.nodesUp}
+	if len(m.polExcl) > len(m.pol.ExclusiveTypes()) {
+		st.Exclusive = slices.Clone(m.polExcl)
+	}
 	for _, p := range m.prune {
 		ps := PruneState{}
 		anchors := make([]graph.TypeID, 0, len(p.anchors))
@@ -169,6 +175,12 @@ func Restore(st *State) (*Matcher, error) {
 			conf.mark(t)
 		}
 	}
+	for _, t := range st.Exclusive {
+		if t < 0 || t >= nt {
+			return nil, fmt.Errorf("match: restore: exclusive type %d out of range", t)
+		}
+	}
+	m.keepExclusive(st.Exclusive)
 	m.initState()
 	m.fitScratch()
 	m.prime()

@@ -94,7 +94,7 @@ func TestErrors(t *testing.T) {
 		{ENOTTY, "Inappropriate ioctl for device", false, false, false, false},
 		{0, "Success", false, false, false, false},
 		{ENOMEM, "Cannot allocate memory", false, false, false, false},
-		{EEXIST, "File exists", false, false, false, false},
+		{EEXIST, "File exists", false, false, true, false},
 		{ENOSYS, "Function not implemented", false, false, false, false},
 		{EPROTO, "Protocol error", false, false, false, false},
 		{ENOTSUP, "Operation not supported", false, false, false, false},

@@ -89,9 +89,10 @@ func (m *Matcher) update(w emit.Writer, full bool) int {
 	m.sortStamped()
 	shadow := m.isExclType(m.g.V(root).Type)
 	up := &m.work.up
-	*up = updater{w: w, full: full}
+	*up = updater{w: w, full: full, level: m.baseLevel()}
 	m.work.top = m.work.top[:0]
 	n := m.updDFV(up, root, needs, x, &m.work.top, shadow, false, 0)
+	m.keepLevel(up.level)
 	if n > 0 {
 		w.Times(m.cur.at, m.cur.at+m.cur.duration)
 		if m.cur.queue != "" {
@@ -129,7 +130,7 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 			nc = g.V(h.Other).Size
 		}
 		if k := m.updDFV(up, h.Other, nc, xc, dfu, mod, excl, depth+1); k > 0 {
-			if m.dynamic && !m.probe {
+			if m.rekeys() {
 				m.rekeyEdge(u, h)
 			}
 			up.w.Edge(g, h.Edge, excl)
@@ -187,8 +188,10 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 			rec.tagged = true
 			if s, err := m.xchk[u].AddSpan(m.cur.at, m.cur.duration, 1); err == nil {
 				rec.xspan = s
+			} else {
+				booked = false
 			}
-			if f := m.filt[0][u]; f != nil && len(*dfu) > 0 {
+			if f := m.filt[0][u]; booked && f != nil && len(*dfu) > 0 {
 				counts := m.work.counts[:0]
 				for i := 0; i < f.Len(); i++ {
 					c, _ := dfu.get(graph.TypeID(f.Type(i)))
@@ -197,8 +200,15 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 				m.work.counts = counts
 				if s, err := f.AddSpan(m.cur.at, m.cur.duration, counts); err == nil {
 					rec.fspan = s
+				} else {
+					// Only after a failure left the filter behind the
+					// planners (Fluxion's partial cancels): the vertex
+					// stays tagged but is not emitted, as below.
+					booked = false
 				}
 			}
+		}
+		if n > 0 && booked {
 			conf := &m.prune[0]
 			if conf.has(vx.Type) {
 				if excl {
@@ -216,7 +226,8 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 	}
 	if !booked {
 		// Fluxion counts the vertex but neither emits it nor closes its
-		// emission level.
+		// emission level (the level of later emissions stays one deeper,
+		// with FluxionQuirks also in later operations).
 		return n
 	}
 	if n > 0 {
@@ -228,8 +239,35 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 	return n
 }
 
+// baseLevel is the emission level walks start from: 0, or with
+// FluxionQuirks what the last walk left (Fluxion's traverser keeps one
+// level counter, which a vertex it could not book leaves raised).
+func (m *Matcher) baseLevel() int {
+	if m.opts.FluxionQuirks {
+		return m.level
+	}
+	return 0
+}
+
+// keepLevel records the level a walk ended at.
+func (m *Matcher) keepLevel(l int) {
+	if m.opts.FluxionQuirks {
+		m.level = l
+	}
+}
+
+// rekeys reports whether the update walk re-keys the dynamic child order.
+// A dry run books nothing, so by default it leaves the order alone; Fluxion
+// re-keys it all the same, which changes later decisions.
+func (m *Matcher) rekeys() bool {
+	return m.dynamic && !m.probe && (m.cur.atype != atNone || m.opts.FluxionQuirks)
+}
+
 // rekeyEdge updates the dynamic-order weight of u→v after a booking (spec
 // traversal.md §5.3): the free amount of the last type v's filter tracks.
+// An update from an R re-keys at its start time; Fluxion reads the filter
+// at a time the filter rejects there, which gives every walked edge weight
+// 0 (the quirk, found on the ops corpus: such subtrees are tried last).
 func (m *Matcher) rekeyEdge(u graph.VertexID, h graph.Half) {
 	si := m.subIndex(h.Subsystem)
 	if si < 0 {
@@ -237,6 +275,10 @@ func (m *Matcher) rekeyEdge(u graph.VertexID, h graph.Half) {
 	}
 	f := m.filt[si][h.Other]
 	if f == nil || f.Len() == 0 {
+		return
+	}
+	if m.cur.fromR && m.opts.FluxionQuirks {
+		m.rekey(u, h.Edge, m.g.V(h.Other).UniqID, 0)
 		return
 	}
 	a, err := f.AvailAt(m.cur.now, f.Len()-1)

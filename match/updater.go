@@ -21,12 +21,38 @@ type booked struct {
 	span int64
 }
 
+// checkUpdate is what the library checks before applying an R, beyond
+// Fluxion: the job must hold nothing yet and the window must end within
+// the graph's. Fluxion (FluxionFailures) books past the end of the window
+// and over an existing job's records.
+func (m *Matcher) checkUpdate(jobid uint64, at, duration int64) error {
+	if m.opts.FluxionFailures {
+		return nil
+	}
+	if m.holds(jobid) {
+		return m.jobExists("update", jobid)
+	}
+	if duration > 0 && at >= 0 && (at > GraphEnd || duration > GraphEnd-at) {
+		m.msg.WriteString("update: the window [" + strconv.FormatInt(at, 10) + ", " + strconv.FormatInt(at, 10) + "+" +
+			strconv.FormatInt(duration, 10) + ") ends after the graph's end (" + strconv.FormatInt(GraphEnd, 10) + " s).\n")
+		m.errno = EINVAL
+		return m.opError("update")
+	}
+	if duration < 0 {
+		m.msg.WriteString("update: negative duration (" + strconv.FormatInt(duration, 10) + ").\n")
+		m.errno = EINVAL
+		return m.opError("update")
+	}
+	return nil
+}
+
 func (m *Matcher) beginUpdate(jobid uint64, at, duration int64) {
 	m.tick()
 	m.cur.jobid = jobid
 	m.cur.at, m.cur.now = at, at
 	m.cur.duration = duration
 	m.cur.atype = atAlloc
+	m.cur.fromR = true
 	m.cur.cons = nil
 	m.cur.queue = ""
 	m.resetExcl(nil)
@@ -80,6 +106,9 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 	if at < 0 {
 		m.errno = EINVAL
 		return m.opError("update")
+	}
+	if err := m.checkUpdate(jobid, at, duration); err != nil {
+		return err
 	}
 	m.beginUpdate(jobid, at, duration)
 	if at < 0 || duration == 0 {
@@ -233,6 +262,9 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 		m.errno = EINVAL
 		return m.opError("update")
 	}
+	if err := m.checkUpdate(jobid, at, duration); err != nil {
+		return err
+	}
 	m.beginUpdate(jobid, at, duration)
 	g := m.g
 	root := g.Root(graph.Containment)
@@ -272,7 +304,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 		return graph.NoVertex
 	}
 	for _, ent := range r.RLite {
-		for _, rank := range ent.Rank.Values() {
+		for rank := range ent.Rank.All() {
 			host := hostOf(rank)
 			npath := rootPath + "/" + host
 			node := find(npath, rank, func(vx *graph.Vertex) bool {
@@ -283,7 +315,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 			}
 			nbooked := 0
 			for _, ch := range ent.Children {
-				for _, id := range ch.IDs.Values() {
+				for id := range ch.IDs.All() { // lazily: the first id the graph lacks ends the loop
 					name := ch.Type + strconv.FormatInt(id, 10)
 					v := find(npath+"/"+name, rank, func(vx *graph.Vertex) bool { return vx.Size == 1 })
 					if v == graph.NoVertex {

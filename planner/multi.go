@@ -410,7 +410,13 @@ func (m *Multi) accept(t int64, err error) (int64, error) {
 // members whose type is not listed are deleted together with their spans.
 // Member order becomes the given order; a repeated type keeps its first
 // position and its last total. It panics if the slices differ in length.
-func (m *Multi) Update(totals []int64, types []int32) {
+func (m *Multi) Update(totals []int64, types []int32) { m.update(totals, types, false) }
+
+// UpdateKeepSearch is Update with Planner.UpdateTotalKeepSearch for the
+// members that stay (Fluxion's re-priming).
+func (m *Multi) UpdateKeepSearch(totals []int64, types []int32) { m.update(totals, types, true) }
+
+func (m *Multi) update(totals []int64, types []int32, keep bool) {
 	if len(totals) != len(types) {
 		panic("planner: Multi.Update: len(totals) != len(types)")
 	}
@@ -420,14 +426,14 @@ func (m *Multi) Update(totals []int64, types []int32) {
 	from := make([]int, 0, len(types)) // old index per new member, -1 if new
 	for j, t := range types {
 		if k := indexOf(newTypes, t); k >= 0 {
-			members[k].UpdateTotal(totals[j])
+			members[k].setTotal(totals[j], keep)
 			continue
 		}
 		oi := m.Index(t)
 		var p Planner
 		if oi >= 0 {
 			p = m.members[oi] // ownership moves to the new slice
-			p.UpdateTotal(totals[j])
+			p.setTotal(totals[j], keep)
 		} else {
 			_ = p.Init(m.base, m.horizon, max(totals[j], 0)) // horizon was validated
 		}
@@ -482,4 +488,12 @@ func (m *Multi) Clone() *Multi {
 		c.spans = append(c.span0[:0], c.spans...)
 	}
 	return &c
+}
+
+func (p *Planner) setTotal(n int64, keepSearch bool) {
+	if keepSearch {
+		p.UpdateTotalKeepSearch(n)
+	} else {
+		p.UpdateTotal(n)
+	}
 }

@@ -23,6 +23,9 @@ type point struct {
 	at  int64
 	rem int64
 	ref int64
+	// key is rem as the earliest-time search sees it: rem, except after
+	// UpdateTotalKeepSearch, until a span changes the point again.
+	key int64
 }
 
 // span is one booking. A free slot has planned < 0 and links the free list
@@ -277,13 +280,14 @@ func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
 		if cap(p.pts) == 0 {
 			p.pts = p.ext.ptsBuf[:0]
 		}
-		p.pts = append(p.pts, point{at: p.base, rem: p.total, ref: 1})
+		p.pts = append(p.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
 	}
 	last := start + d
 	i := p.refPoint(start)
 	j := p.refPoint(last)
 	for k := i; k < j; k++ {
 		p.pts[k].rem -= request
+		p.pts[k].key = p.pts[k].rem
 	}
 	p.iter = iterNone
 	return p.ext.alloc(start, last, request), nil
@@ -297,7 +301,7 @@ func (p *Planner) refPoint(t int64) int {
 		p.pts[i].ref++
 		return i
 	}
-	p.pts = slices.Insert(p.pts, i+1, point{at: t, rem: p.pts[i].rem, ref: 1})
+	p.pts = slices.Insert(p.pts, i+1, point{at: t, rem: p.pts[i].rem, ref: 1, key: p.pts[i].rem})
 	return i + 1
 }
 
@@ -370,6 +374,7 @@ func (p *Planner) adjust(start, last, delta int64) (i, j int) {
 		} else {
 			p.pts[k].rem += delta
 		}
+		p.pts[k].key = p.pts[k].rem
 	}
 	return i, j
 }
@@ -466,7 +471,29 @@ func (p *Planner) Reset(base, horizon int64) {
 // units by n - Total(), clamped at 0 (so a later RemSpan can leave more
 // units free than the new total, as in the spec). A negative n is treated
 // as 0.
-func (p *Planner) UpdateTotal(n int64) {
+func (p *Planner) UpdateTotal(n int64) { p.updateTotal(n, false) }
+
+// UpdateTotalKeepSearch is UpdateTotal as Fluxion's planner does it: the
+// earliest-time search (AvailTimeFirst) keeps seeing each existing point's
+// remaining units from before the change, until a span changes the point
+// again (Fluxion indexes the points by remaining units for that search and
+// does not re-index them here). After a total grew, a point that had too
+// few units is therefore still skipped as a candidate.
+func (p *Planner) UpdateTotalKeepSearch(n int64) {
+	if len(p.pts) == 0 && max(n, 0) != p.total {
+		// Materialise the base point so that it keeps its old key.
+		if p.ext == nil {
+			p.ext = newExtra()
+		}
+		if cap(p.pts) == 0 {
+			p.pts = p.ext.ptsBuf[:0]
+		}
+		p.pts = append(p.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
+	}
+	p.updateTotal(n, true)
+}
+
+func (p *Planner) updateTotal(n int64, keepKeys bool) {
 	n = max(n, 0)
 	delta := n - p.total
 	p.total = n
@@ -478,6 +505,9 @@ func (p *Planner) UpdateTotal(n int64) {
 			r = math.MaxInt64
 		}
 		p.pts[i].rem = max(r, 0)
+		if !keepKeys {
+			p.pts[i].key = p.pts[i].rem
+		}
 	}
 	p.iter = iterNone
 }
@@ -546,7 +576,7 @@ func (p *Planner) nextCandidate() (int64, error) {
 	}
 	for i < len(pts) {
 		c := pts[i]
-		if c.rem < req {
+		if c.rem < req || c.key < req {
 			i++
 			continue
 		}

@@ -553,3 +553,61 @@ func TestNoAllocs(t *testing.T) {
 		t.Errorf("first spans cost %v allocations, want at most 1 per 64 planners", n)
 	}
 }
+
+// Fluxion's planner indexes the points by remaining units for the
+// earliest-time search and does not re-index them when the total changes:
+// after UpdateTotalKeepSearch a point that had too few units is still no
+// candidate, until a span changes it. UpdateTotal re-indexes.
+func TestUpdateTotalKeepSearch(t *testing.T) {
+	tests := []struct {
+		name    string
+		spans   bool // a span takes every unit over [10, 20)
+		keep    bool
+		request int64
+		want    int64
+		wantErr error
+	}{
+		{"re-indexed point is a candidate", true, false, 1, 10, nil},
+		{"stale point is skipped", true, true, 1, 20, nil},
+		{"stale base point of an empty planner", false, true, 4, -1, ErrNotFound},
+		{"re-indexed base point", false, false, 4, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(0, 1000, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.spans {
+				if _, err := p.AddSpan(10, 10, 3); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.keep {
+				p.UpdateTotalKeepSearch(5)
+			} else {
+				p.UpdateTotal(5)
+			}
+			if a, _ := p.AvailAt(10); tc.spans && a != 2 {
+				t.Fatalf("AvailAt(10) = %d after the total grew, want 2", a)
+			}
+			on := int64(0)
+			if tc.spans {
+				on = 5
+			}
+			got, err := p.AvailTimeFirst(on, 5, tc.request)
+			if !errors.Is(err, tc.wantErr) || (err == nil && got != tc.want) {
+				t.Errorf("AvailTimeFirst = %d, %v; want %d, %v", got, err, tc.want, tc.wantErr)
+			}
+			// A span over the stale point re-indexes it.
+			if tc.spans && tc.keep {
+				if _, err := p.AddSpan(10, 1, 1); err != nil {
+					t.Fatal(err)
+				}
+				if got, err := p.AvailTimeFirst(5, 5, 1); err != nil || got != 10 {
+					t.Errorf("after a new span: AvailTimeFirst = %d, %v; want 10", got, err)
+				}
+			}
+		})
+	}
+}

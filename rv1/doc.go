@@ -104,6 +104,16 @@
 // are required, "properties" optional, "starttime"/"expiration" are read
 // only when they are numbers; the number of distinct ranks must equal the
 // number of hosts; property ranks without a node are ignored; a host name
-// suffix beyond 64 bits and graphs of more than MaxVertices vertices are
-// errors.
+// suffix beyond 64 bits is an error. A child type that is empty, contains
+// "/", or is cluster or node is an error naming the entry and the type
+// (Fluxion accepts them and builds nonsense: an unnamed vertex, a path
+// with an extra component, a second cluster, a node below a node; no
+// conformance case uses them).
+//
+// Limits: ReadExec, Graph and Hosts apply the default graph.ReadLimits
+// (ParseR its MaxVertices to the ranks), ReadExecLimited and GraphLimited
+// others. The number of ranks, vertices and hosts, and the length of the
+// host names and paths are computed from the idsets and host lists, which
+// are never expanded for the check, so a 4 KB R naming 10^6 hosts of 4 KB
+// each is refused before it costs anything.
 package rv1

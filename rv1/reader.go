@@ -2,15 +2,18 @@ package rv1
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/internal/hostlist"
 	"github.com/gofluxion/gofluxion/internal/idset"
 )
 
-// MaxVertices bounds the size of a graph built from an R (a clear error
-// instead of exhausting memory on an absurd document).
-const MaxVertices = 1 << 24
+// MaxVertices bounds the ranks of an R read by ParseR and the size of a
+// graph built by ReadExec and Graph (a clear error instead of exhausting
+// memory on an absurd document): graph.DefaultMaxVertices.
+// ReadExecLimited and GraphLimited take other limits.
+const MaxVertices = graph.DefaultMaxVertices
 
 // R is the execution part of an RFC 20 R document (spec formats.md §3),
 // as read by the rv1exec reader. Other members (e.g. "scheduling") are
@@ -55,6 +58,7 @@ type Error struct {
 	Reason string
 
 	fluxion string
+	err     error
 }
 
 // Error returns "rv1exec: reason".
@@ -67,23 +71,48 @@ func (e *Error) Error() string { return "rv1exec: " + e.Reason }
 // other structural errors its text is not known).
 func (e *Error) Fluxion() string { return e.fluxion }
 
+// Unwrap returns graph.ErrLimit for a document that exceeds a
+// graph.ReadLimits limit, and nil otherwise.
+func (e *Error) Unwrap() error { return e.err }
+
 func errorf(reason string) *Error { return &Error{Reason: reason} }
 
+// limitErr is the error for a document that exceeds a graph.ReadLimits
+// limit (errors.Is(err, graph.ErrLimit)).
+func limitErr(reason string) *Error { return &Error{Reason: reason, err: graph.ErrLimit} }
+
 // ReadExec reads an rv1exec document (RFC 20 R; only "version" and
-// "execution" are used) into a new graph: ParseR followed by Graph.
-func ReadExec(data []byte) (*graph.Graph, error) {
-	r, err := ParseR(data)
+// "execution" are used) into a new graph: ParseR followed by Graph, under
+// the default graph.ReadLimits.
+func ReadExec(data []byte) (*graph.Graph, error) { return ReadExecLimited(data, graph.ReadLimits{}) }
+
+// ReadExecLimited is ReadExec under the limits l (zero fields take the
+// defaults): the document's size, the number of ranks and of vertices
+// (MaxVertices) and the total length of the host names and vertex paths
+// (MaxPathBytes) are checked before anything is built. The graph is two
+// levels deep below its root, whatever the document.
+func ReadExecLimited(data []byte, l graph.ReadLimits) (*graph.Graph, error) {
+	l = l.WithDefaults()
+	if int64(len(data)) > l.MaxInputBytes {
+		return nil, limitErr("the document is " + strconv.Itoa(len(data)) + " bytes, more than the limit of " + strconv.FormatInt(l.MaxInputBytes, 10) + " (graph.ReadLimits.MaxInputBytes)")
+	}
+	r, err := parseR(data, l.MaxVertices)
 	if err != nil {
 		return nil, err
 	}
-	return r.Graph()
+	return r.GraphLimited(l)
 }
 
 // ParseR decodes and validates an R document: version 1, an "execution"
 // object with an "R_lite" array of {"rank": IDSET, "children": {TYPE:
 // IDSET, ...}} objects and a "nodelist" array of host lists, and an
-// optional "properties" object of {NAME: IDSET}. Errors are *Error.
-func ParseR(data []byte) (*R, error) {
+// optional "properties" object of {NAME: IDSET}. A child TYPE must be
+// non-empty, must not contain "/" (it becomes a path component) and must
+// not be cluster or node (the types of the vertices the reader makes
+// above the children). At most MaxVertices ranks. Errors are *Error.
+func ParseR(data []byte) (*R, error) { return parseR(data, MaxVertices) }
+
+func parseR(data []byte, maxRanks int) (*R, error) {
 	root, err := decodeJSON(data)
 	if err != nil {
 		return nil, errorf(err.Error())
@@ -126,6 +155,9 @@ func ParseR(data []byte) (*R, error) {
 			return nil, errorf("missing or non-object " + where + ".children")
 		}
 		for k, typ := range ch.keys {
+			if reason := badChildType(typ); reason != "" {
+				return nil, errorf(where + ".children: invalid child type " + strconv.Quote(typ) + ": " + reason)
+			}
 			ids, err := parseIDSet(ch.vals[k], where+".children."+typ)
 			if err != nil {
 				return nil, err
@@ -134,8 +166,8 @@ func ParseR(data []byte) (*R, error) {
 		}
 		r.RLite = append(r.RLite, ent)
 	}
-	if n := r.RankSet().Len(); n > MaxVertices {
-		return nil, errorf("R_lite names " + strconv.FormatInt(n, 10) + " ranks (more than " + strconv.Itoa(MaxVertices) + ")")
+	if n := r.RankSet().Len(); n > int64(maxRanks) {
+		return nil, limitErr("R_lite names " + strconv.FormatInt(n, 10) + " ranks (more than the limit of " + strconv.Itoa(maxRanks) + ")")
 	}
 	nl := exec.get("nodelist")
 	if nl == nil || nl.kind != 'a' {
@@ -174,6 +206,22 @@ func ParseR(data []byte) (*R, error) {
 	return r, nil
 }
 
+// badChildType says why typ cannot be the type of an R_lite child, or "".
+// Fluxion accepts these and builds nonsense: a vertex with an empty type or
+// name, a path with an extra component, a second cluster or a node below
+// a node.
+func badChildType(typ string) string {
+	switch {
+	case typ == "":
+		return "a type must not be empty"
+	case strings.Contains(typ, "/"):
+		return `a type must not contain "/" (it is a path component)`
+	case typ == "cluster" || typ == "node":
+		return "the reader makes the " + typ + " vertices itself"
+	}
+	return ""
+}
+
 func parseIDSet(v *jnode, where string) (idset.Set, *Error) {
 	if v == nil {
 		return idset.Set{}, errorf("missing " + where)
@@ -202,38 +250,81 @@ func (r *R) RankSet() idset.Set {
 func (r *R) Ranks() []int64 { return r.RankSet().Values() }
 
 // Hosts returns the concatenated expansion of the node lists: the k-th
-// host belongs to the k-th smallest rank.
+// host belongs to the k-th smallest rank. At most MaxVertices hosts and
+// graph.DefaultMaxPathBytes bytes of names.
 func (r *R) Hosts() ([]string, error) {
-	var hosts []string
+	return r.hosts(graph.ReadLimits{}.WithDefaults())
+}
+
+func (r *R) hosts(l graph.ReadLimits) ([]string, error) {
+	var n, bytes uint64
+	lists := make([]*hostlist.Set, len(r.Nodelist))
 	for i, hl := range r.Nodelist {
-		h, err := hostlist.Expand(hl)
+		h, err := hostlist.Parse(hl)
 		if err != nil {
 			return nil, errorf("nodelist[" + strconv.Itoa(i) + "]: " + err.Error())
 		}
-		if len(hosts)+len(h) > MaxVertices {
-			return nil, errorf("nodelist has more than " + strconv.Itoa(MaxVertices) + " hosts")
+		lists[i] = h
+		// Len and Bytes saturate, so the sums cannot wrap past the limits.
+		if n += min(h.Len(), uint64(l.MaxVertices)+1); n > uint64(l.MaxVertices) {
+			return nil, limitErr("nodelist has more than " + strconv.Itoa(l.MaxVertices) + " hosts")
 		}
-		hosts = append(hosts, h...)
+		if bytes += min(h.Bytes(), uint64(l.MaxPathBytes)+1); bytes > uint64(l.MaxPathBytes) {
+			return nil, limitErr("the host names of the nodelist exceed the limit of " + strconv.FormatInt(l.MaxPathBytes, 10) + " bytes (graph.ReadLimits.MaxPathBytes)")
+		}
+	}
+	hosts := make([]string, 0, n)
+	for i, h := range lists {
+		names, err := h.Hosts()
+		if err != nil {
+			return nil, errorf("nodelist[" + strconv.Itoa(i) + "]: " + err.Error())
+		}
+		hosts = append(hosts, names...)
 	}
 	return hosts, nil
 }
 
 // vertexCount is the number of vertices Graph would create (saturating
-// above MaxVertices).
-func (r *R) vertexCount() int64 {
+// above max).
+func (r *R) vertexCount(max int64) int64 {
 	n := int64(1)
 	for _, e := range r.RLite {
 		per := int64(1)
 		for _, c := range e.Children {
 			per += c.IDs.Len()
-			if per > MaxVertices {
-				return MaxVertices + 1
+			if per > max {
+				return max + 1
 			}
 		}
-		if nr := e.Rank.Len(); nr > 0 && per > (MaxVertices+1-n)/nr {
-			return MaxVertices + 1
+		if nr := e.Rank.Len(); nr > 0 && per > (max+1-n)/nr {
+			return max + 1
 		}
 		n += e.Rank.Len() * per
+	}
+	return n
+}
+
+// pathBytes is the total length of the paths Graph would build (saturating
+// above max): "/cluster0", then per rank "/cluster0/<host>" and, per child,
+// that followed by "/<type><id>".
+func (r *R) pathBytes(hostOf map[int64]string, max int64) int64 {
+	n := int64(len("/cluster0"))
+	for _, e := range r.RLite {
+		for rank := range e.Rank.All() {
+			npath := int64(len("/cluster0/") + len(hostOf[rank]))
+			n += npath
+			if n > max {
+				return max + 1
+			}
+			for _, c := range e.Children {
+				// ids have at most 19 digits
+				k, per := c.IDs.Len(), npath+1+int64(len(c.Type))+19
+				if k > 0 && per > (max-n)/k {
+					return max + 1
+				}
+				n += k * per
+			}
+		}
 	}
 	return n
 }
@@ -253,8 +344,14 @@ func (r *R) vertexCount() int64 {
 // The ranks of all entries, as a set, must be exactly as many as the
 // hosts of the node lists. A vertex equal (path, rank, id, size, type) to
 // one created before is Fluxion's duplicate vertex error (e.g. a rank
-// listed by two entries).
-func (r *R) Graph() (*graph.Graph, error) {
+// listed by two entries). Graph applies the default graph.ReadLimits.
+func (r *R) Graph() (*graph.Graph, error) { return r.GraphLimited(graph.ReadLimits{}) }
+
+// GraphLimited is Graph under the limits l (zero fields take the
+// defaults): at most l.MaxVertices vertices and l.MaxPathBytes bytes of
+// paths, checked before anything is built.
+func (r *R) GraphLimited(l graph.ReadLimits) (*graph.Graph, error) {
+	l = l.WithDefaults()
 	ranks := r.RankSet()
 	var nhosts uint64
 	for i, hl := range r.Nodelist {
@@ -267,10 +364,12 @@ func (r *R) Graph() (*graph.Graph, error) {
 	if uint64(ranks.Len()) != nhosts {
 		return nil, errorf("nodelist has " + strconv.FormatUint(nhosts, 10) + " hosts for " + strconv.FormatInt(ranks.Len(), 10) + " ranks")
 	}
-	if n := r.vertexCount(); n > MaxVertices {
-		return nil, errorf("the R describes more than " + strconv.Itoa(MaxVertices) + " vertices")
+	maxV := int64(l.MaxVertices)
+	nv := r.vertexCount(maxV)
+	if nv > maxV {
+		return nil, limitErr("the R describes more than " + strconv.Itoa(l.MaxVertices) + " vertices (the limit graph.ReadLimits.MaxVertices)")
 	}
-	hosts, err := r.Hosts()
+	hosts, err := r.hosts(l)
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +378,9 @@ func (r *R) Graph() (*graph.Graph, error) {
 	for rank := range ranks.All() {
 		hostOf[rank] = hosts[k]
 		k++
+	}
+	if r.pathBytes(hostOf, l.MaxPathBytes) > l.MaxPathBytes {
+		return nil, limitErr("the vertex paths exceed the limit of " + strconv.FormatInt(l.MaxPathBytes, 10) + " bytes (graph.ReadLimits.MaxPathBytes)")
 	}
 	propsOf := map[int64][]string{}
 	for _, p := range r.Properties {
@@ -290,7 +392,7 @@ func (r *R) Graph() (*graph.Graph, error) {
 	}
 
 	g := graph.New()
-	g.Grow(int(r.vertexCount()))
+	g.Grow(int(nv))
 	add := func(vx graph.Vertex, path string) (graph.VertexID, error) {
 		for _, u := range g.ByPath(path) {
 			ux := g.V(u)

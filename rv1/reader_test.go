@@ -345,6 +345,12 @@ func FuzzReadExec(f *testing.F) {
 	f.Add([]byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0"}}, {"rank": "0", "children": {}}], "nodelist": ["a", "b0"]}}`))
 	f.Add([]byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0-1", "children": {"core": "0-3"}}], "nodelist": ["fluke,fluke"]}}`))
 	f.Add([]byte(`{"version": 2}`))
+	// hostile documents (issue 13): bad child types, huge child sets, long
+	// host names repeated by a range
+	f.Add([]byte(execDoc(`"": "0", "cluster": "0", "core/x": "0"`, `"n[0-1]"`)))
+	f.Add([]byte(execDoc(`"core": "0-9223372036854775805"`, `"n[0-1]"`)))
+	f.Add([]byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0-999", "children": {}}], "nodelist": ["` + strings.Repeat("h", 2048) + `[0-999]"]}}`))
+	lim := graph.ReadLimits{MaxVertices: 20000, MaxPathBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseR(data)
 		if err != nil {
@@ -354,10 +360,14 @@ func FuzzReadExec(f *testing.F) {
 			}
 			return
 		}
-		if r.vertexCount() > 20000 || r.RankSet().Len() > 20000 {
-			return // legitimately huge
+		for _, e := range r.RLite {
+			for _, c := range e.Children {
+				if badChildType(c.Type) != "" {
+					t.Fatalf("child type %q accepted", c.Type)
+				}
+			}
 		}
-		g, err := r.Graph()
+		g, err := r.GraphLimited(lim)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
@@ -365,8 +375,11 @@ func FuzzReadExec(f *testing.F) {
 			}
 			return
 		}
-		if int64(g.NumVertices()) != r.vertexCount() || g.NumEdges() != g.NumVertices()-1 || g.Root(graph.Containment) != 0 {
-			t.Fatalf("%d vertices (want %d), %d edges", g.NumVertices(), r.vertexCount(), g.NumEdges())
+		if int64(g.NumVertices()) != r.vertexCount(MaxVertices) || g.NumEdges() != g.NumVertices()-1 || g.Root(graph.Containment) != 0 {
+			t.Fatalf("%d vertices (want %d), %d edges", g.NumVertices(), r.vertexCount(MaxVertices), g.NumEdges())
+		}
+		if g.NumVertices() > lim.MaxVertices {
+			t.Fatalf("%d vertices under a limit of %d", g.NumVertices(), lim.MaxVertices)
 		}
 	})
 }

@@ -37,6 +37,9 @@ type cli struct {
 	w       emit.Writer
 	jobs    map[uint64]*job
 	counter uint64
+	// spent is set once job id 2^64-1 was used: the counter does not wrap
+	// to 0 (Fluxion's does); further matches fail.
+	spent   bool
 	jscache map[string]jscached
 	// timing statistics (only update changes them, as in Fluxion)
 	nMatched               int
@@ -63,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		c.out = f
 	}
 	c.loop(stdin)
-	return 0
+	return c.writeGraph()
 }
 
 // startupError carries Fluxion's start-up message (ending in a newline).
@@ -91,7 +94,10 @@ func (c *cli) startup() error {
 		return &startupError{"resource_query_t: ERROR: " + readerText(err) + "\nERROR: error generating resources\n"}
 	}
 	loadTime := time.Since(start).Seconds()
-	mopts := match.Options{Policy: o.policy, Subsystems: o.subsystems, Traverser: o.traverser, PruneFilters: o.pruneFilters}
+	// The fidelity instrument: Fluxion's quirks, and the state Fluxion
+	// leaves behind after a failed operation.
+	mopts := match.Options{Policy: o.policy, Subsystems: o.subsystems, Traverser: o.traverser, PruneFilters: o.pruneFilters,
+		FluxionQuirks: true, FluxionFailures: true}
 	if _, ok := match.SubsystemNames(o.subsystems); !ok {
 		return &startupError{"initialize_matchers_and_traversers: ERROR: can't set subsystems\n"}
 	}
@@ -270,6 +276,10 @@ func (c *cli) cmdMultiMatch(args []string) {
 // matchOne runs one match as Fluxion's match_allocate and prints its block;
 // it reports whether the match succeeded.
 func (c *cli) matchOne(op match.Op, file string, data []byte) bool {
+	if c.spent {
+		c.errf("match_allocate: ERROR: no job id left (2^64-1 was the last)\n")
+		return false
+	}
 	jobid := c.counter
 	start := time.Now()
 	var errno match.Errno
@@ -320,7 +330,7 @@ func (c *cli) matchOne(op match.Op, file string, data []byte) bool {
 			c.jobs[jobid] = &job{id: jobid, state: state, at: at, file: file, overhead: elapsed}
 		}
 		if op.Books() {
-			c.counter++
+			c.advance(jobid)
 		}
 	}
 	c.outf("%s", rendered)
@@ -600,4 +610,13 @@ func (c *cli) cmdHelp(args []string) {
 	if !found {
 		c.errf("ERROR: unknown command: %s\n", args[1])
 	}
+}
+
+// advance moves the job counter past jobid; past 2^64-1 no id is left.
+func (c *cli) advance(jobid uint64) {
+	if jobid == math.MaxUint64 {
+		c.spent = true
+		return
+	}
+	c.counter = jobid + 1
 }

@@ -149,6 +149,10 @@ func FuzzCommands(f *testing.F) {
 		"set-status /demo0/rack0 down\nget-status /demo0/rack0\nmatch satisfiability testdata/jobspecs/core.yaml\n",
 		"multi-match allocate testdata/jobspecs/core.yaml testdata/jobspecs/core.yaml\n",
 		"help\nhelp m\n# comment\n\n\tq\n",
+		// hostile (issue 13): huge rank sets, deep find nesting
+		"remove 0-9223372036854775805 false\nfind status=up\n",
+		"remove 3,99 false\nremove 1-100000000 false\n",
+		"find " + strings.Repeat("(", 300) + "status=up" + strings.Repeat(")", 300) + "\n",
 	} {
 		f.Add(s)
 	}

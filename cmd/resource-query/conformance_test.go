@@ -106,6 +106,7 @@ func TestConformance(t *testing.T) {
 	for _, c := range []struct{ name, corpus, list string }{
 		{"upstream", filepath.Join(shared, "conformance"), "passing.txt"},
 		{"random", filepath.Join(shared, "conformance-random"), "random-passing.txt"},
+		{"ops", filepath.Join(shared, "conformance-ops"), "ops-passing.txt"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(c.corpus, "manifest.json")); err != nil {

@@ -18,8 +18,16 @@ import (
 // checkout.
 var defaultGraph = gofluxion.DemoGraphML()
 
+// fluxionJGF is the JGF reader resource-query uses: it accepts what
+// Fluxion accepts (negative sizes wrap, cycles and second parents load),
+// where the library's default reader is strict.
+var fluxionJGF = jgf.Options{Fluxion: true}
+
 // loadGraph reads a graph document in the given load format.
 func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	if format == gofluxion.FormatJGF || format == gofluxion.FormatJGFShorthand {
+		return fluxionJGF.Read(data)
+	}
 	return gofluxion.ReadGraph(format, data, allowlist)
 }
 

@@ -53,10 +53,11 @@ OPTIONS:
             in aggregate (default=ALL:core,ALL:node)
 
     -g, --graph-format=<dot|graphml>
-            Accepted for compatibility; no effect
+            Format of the graph written at exit with -o (default=dot)
 
     -o, --graph-output=<basename>
-            Accepted for compatibility; no effect
+            At exit, write the dominant subsystem's graph, with the state
+            of every vertex, to basename.dot or basename.graphml
 
     -t, --test-output=<filename>
             Write the result of each command to filename
@@ -87,6 +88,7 @@ type options struct {
 	reserveVtxVec  int
 	graphFormat    string
 	graphOutputSet bool
+	graphOutput    string // -o: the basename of the graph written at exit
 }
 
 var longOpts = map[string]byte{
@@ -239,6 +241,7 @@ func (o *options) apply(c byte, v string, _ bool, stderr io.Writer) int {
 		o.graphFormat = v
 	case 'o':
 		o.graphOutputSet = true
+		o.graphOutput = v
 	case 'p':
 		if strings.TrimSpace(v) != "" {
 			if o.pruneSet {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // strtoll parses like C's strtoll(s, NULL, 10): leading blanks, a sign,
-// then digits; anything unparsable gives 0.
+// then digits; anything unparsable gives 0, and values out of range are
+// clamped to the int64 range.
 func strtoll(s string) int64 {
 	s = strings.TrimLeft(s, " \t\n\v\f\r")
 	neg := false
@@ -21,14 +23,24 @@ func strtoll(s string) int64 {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	var n int64
+	var n uint64
 	for i := 0; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		n = n*10 + int64(s[i]-'0')
+		d := uint64(s[i] - '0')
+		if n > (1<<63-d)/10 {
+			n = 1 << 63 // saturated: beyond any int64
+			break
+		}
+		n = n*10 + d
 	}
-	if neg {
-		return -n
+	switch {
+	case neg && n >= 1<<63:
+		return math.MinInt64
+	case neg:
+		return -int64(n)
+	case n >= 1<<63:
+		return math.MaxInt64
 	}
-	return n
+	return int64(n)
 }
 
 // errText returns the Fluxion text of a reader or matcher error.
@@ -81,13 +93,19 @@ func (c *cli) cmdUpdate(args []string) {
 		}
 	default:
 		var doc *jgf.Document
-		if doc, err = jgf.Parse(data); err == nil {
+		if doc, err = fluxionJGF.Parse(data); err == nil {
 			err = c.m.UpdateJGF(doc, reader == "jgf_shorthand", jobid, at, dur, c.w)
 		}
 	}
 	rendered := ""
 	if err == nil {
-		rendered, err = c.w.Render()
+		// Fluxion ignores a writer that fails to render (a vertex with a
+		// negative rank left over from an earlier failed emission): the
+		// update stands and prints no R.
+		var rerr error
+		if rendered, rerr = c.w.Render(); rerr != nil {
+			c.errf("ERROR: update writer emit: %s\n", match.EINVAL)
+		}
 	}
 	if err != nil {
 		c.errf("ERROR: traverser run () returned error \n")
@@ -115,7 +133,7 @@ func (c *cli) cmdUpdate(args []string) {
 		c.outf("INFO: JOBID=%d\n", jobid)
 	}
 	c.outf("INFO: =============================\n")
-	c.counter = jobid + 1
+	c.advance(jobid)
 }
 
 func (c *cli) cmdAttach(args []string) {
@@ -128,7 +146,7 @@ func (c *cli) cmdAttach(args []string) {
 		c.errf("ERROR: can't open %s\n", args[1])
 		return
 	}
-	doc, err := jgf.Parse(data)
+	doc, err := fluxionJGF.Parse(data)
 	if err == nil {
 		err = c.m.Attach(doc)
 	}
@@ -147,6 +165,11 @@ func (c *cli) cmdRemove(args []string) {
 	case "true":
 		if err := c.m.RemovePath(args[1]); err != nil {
 			c.errf("ERROR: can't remove subgraph \n")
+			if t := errText(err); t != "" {
+				// Where Fluxion would hang (a socket), say why.
+				c.errf("ERROR: %s", t)
+				return
+			}
 			c.errf("ERROR: remove_subgraph: ERROR: remove_subgraph error: %s\nremove_subgraph: ERROR: traverser returned error: \n\n", match.ENOTTY)
 		}
 	case "false":
@@ -155,13 +178,25 @@ func (c *cli) cmdRemove(args []string) {
 			c.errf("ERROR: failed to decode ranks.\n")
 			return
 		}
-		if err := c.m.RemoveRanks(set.Values()); err != nil {
+		if err := c.m.RemoveRanks(removalOrder(set, c.m.KnownRanks())); err != nil {
 			c.errf("ERROR: can't partial cancel subgraph \n")
 			c.errf("ERROR: %s", errText(err))
 		}
 	default:
 		c.errf("ERROR: invalid path boolean input \n")
 	}
+}
+
+// removalOrder returns the ranks of set that Fluxion's remove walks
+// through: in ascending order, up to and including the first one the
+// graph lacks (known are the graph's ranks), where the removal fails. The
+// set is never expanded further: it may name 2^63 ranks.
+func removalOrder(set, known idset.Set) []int64 {
+	upTo := set
+	if miss, ok := set.Difference(known).Min(); ok {
+		upTo = set.Intersect(idset.FromRanges(idset.Range{Lo: 0, Hi: miss}))
+	}
+	return upTo.Values() // at most the known ranks and the missing one
 }
 
 func (c *cli) cmdPartialCancel(args []string) {
@@ -197,18 +232,17 @@ func (c *cli) cmdPartialCancel(args []string) {
 		}
 	} else {
 		var doc *jgf.Document
-		if doc, err = jgf.Parse(data); err == nil {
+		if doc, err = fluxionJGF.Parse(data); err == nil {
 			full, err = c.m.PartialCancelJGF(id, doc)
 		}
 	}
 	if err != nil {
 		fmt.Fprint(c.stdout, errText(err))
 		c.errf("ERROR: error encountered while removing job %d\n", id)
-		return
-	}
-	if full {
+	} else if full {
 		j.state = "CANCELED"
 	}
+	// Fluxion prints the counters after a failed partial cancel too.
 	if len(args) == 5 && args[4] == "stats" {
 		c.outf("INFO: =============================\n")
 		c.outf("INFO: PARTIAL CANCEL PREORDER COUNT=\"0\"\n")

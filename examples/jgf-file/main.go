@@ -3,6 +3,12 @@
 //
 //	jgf-file GRAPH.json JOBSPEC.yaml [-format rv1] [-policy first] [-op allocate]
 //
+// With no files it runs on an embedded example (example/tiny.json, two
+// nodes with 4 cores, a gpu and 16 GB each, and example/job.yaml, a
+// 2-node job), saying so on stderr:
+//
+//	go run ./examples/jgf-file -format pretty_simple
+//
 // Flags may come before, between or after the two files. The allocation is
 // printed on stdout in the chosen match format (simple, pretty_simple, jgf,
 // jgf_shorthand, rlite, rv1, rv1_nosched, rv1_shorthand). On failure it
@@ -14,6 +20,7 @@
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,6 +41,14 @@ var (
 	errUsage = errors.New("usage: jgf-file GRAPH.json JOBSPEC.yaml [-format rv1] [-policy first] [-op allocate]")
 )
 
+// The embedded example, used when no files are given.
+var (
+	//go:embed example/tiny.json
+	exampleGraph []byte
+	//go:embed example/job.yaml
+	exampleJob []byte
+)
+
 // ops are the match operations by their resource-query names.
 var ops = map[string]gofluxion.Op{
 	"allocate":                     gofluxion.Allocate,
@@ -43,7 +58,7 @@ var ops = map[string]gofluxion.Op{
 }
 
 func main() {
-	err := run(os.Args[1:], os.Stdout)
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 	case errors.Is(err, errUsage):
@@ -55,7 +70,7 @@ func main() {
 	}
 }
 
-func run(args []string, out io.Writer) error {
+func run(args []string, out, stderr io.Writer) error {
 	fs := flag.NewFlagSet("jgf-file", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	format := fs.String("format", "rv1", "match format: "+strings.Join(gofluxion.MatchFormats(), ", "))
@@ -79,21 +94,31 @@ func run(args []string, out io.Writer) error {
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(files) != 2 {
-		return errUsage
-	}
 	op, ok := ops[*opName]
 	if !ok {
 		return fmt.Errorf("%w (unknown -op %q)", errUsage, *opName)
 	}
-	graphFile, jobFile := files[0], files[1]
+	var graphFile, jobFile string
+	var graphData, jobData []byte
+	switch len(files) {
+	case 0:
+		fmt.Fprintln(stderr, "jgf-file: no files given: matching the embedded example/job.yaml against example/tiny.json")
+		graphFile, jobFile, graphData, jobData = "example/tiny.json", "example/job.yaml", exampleGraph, exampleJob
+	case 2:
+		graphFile, jobFile = files[0], files[1]
+		var err error
+		if graphData, err = os.ReadFile(graphFile); err != nil {
+			return fmt.Errorf("reading the graph: %w", err)
+		}
+		if jobData, err = os.ReadFile(jobFile); err != nil {
+			return fmt.Errorf("reading the jobspec: %w", err)
+		}
+	default:
+		return errUsage
+	}
 
 	// The graph: JGF, whatever the file's extension.
-	data, err := os.ReadFile(graphFile)
-	if err != nil {
-		return fmt.Errorf("reading the graph: %w", err)
-	}
-	g, err := gofluxion.ReadGraph(gofluxion.FormatJGF, data, "")
+	g, err := gofluxion.ReadGraph(gofluxion.FormatJGF, graphData, "")
 	if err != nil {
 		return fmt.Errorf("%s: not a valid JGF resource graph: %w", graphFile, err)
 	}
@@ -103,18 +128,14 @@ func run(args []string, out io.Writer) error {
 	}
 
 	// The jobspec, checked against the graph's resource types.
-	data, err = os.ReadFile(jobFile)
-	if err != nil {
-		return fmt.Errorf("reading the jobspec: %w", err)
-	}
-	js, err := m.ParseJobspec(data)
+	js, err := m.ParseJobspec(jobData)
 	if err != nil {
 		return fmt.Errorf("%s: invalid jobspec: %w", jobFile, err)
 	}
 
 	a, err := m.Match(op, js, 0)
 	if err != nil {
-		return classify(m.Satisfiable(js), err, graphFile)
+		return classify(err, graphFile)
 	}
 	if a == nil { // satisfiability: nothing is selected
 		fmt.Fprintf(out, "satisfiable: %s can hold this request\n", graphFile)
@@ -131,16 +152,14 @@ func run(args []string, out io.Writer) error {
 	return err
 }
 
-// classify explains a failed match. sat is the answer of Satisfiable
-// (which ignores what is booked and what is down): if the graph could hold
-// the request, the failure is "busy", whatever the operation reported.
-func classify(sat, err error, graphFile string) error {
+// classify explains a failed match: the Matcher tells a request that the
+// graph can never hold (ErrUnsatisfiable) from one that fits it but not in
+// its current state (ErrBusy).
+func classify(err error, graphFile string) error {
 	switch {
-	case errors.Is(sat, gofluxion.ErrUnsatisfiable):
+	case errors.Is(err, gofluxion.ErrUnsatisfiable):
 		return fmt.Errorf("%w: %s can never hold this request (%v)", errUnsatisfiable, graphFile, err)
-	case sat != nil:
-		return fmt.Errorf("invalid request: %w", sat)
-	case errors.Is(err, gofluxion.ErrBusy) || errors.Is(err, gofluxion.ErrUnsatisfiable):
+	case errors.Is(err, gofluxion.ErrBusy):
 		return fmt.Errorf("%w: the request fits %s but not now: resources are down or in use (%v)", errBusy, graphFile, err)
 	}
 	return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -120,7 +121,7 @@ func TestMatch(t *testing.T) {
 
 	// rv1 by default: an RFC 20 R on both nodes.
 	var out bytes.Buffer
-	if err := run([]string{graphFile, job}, &out); err != nil {
+	if err := run([]string{graphFile, job}, &out, io.Discard); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	var R struct {
@@ -150,7 +151,7 @@ func TestMatch(t *testing.T) {
 		{graphFile, job, "-format", "simple", "-policy", "high", "-op", "allocate_orelse_reserve"},
 	} {
 		out.Reset()
-		if err := run(args, &out); err != nil {
+		if err := run(args, &out, io.Discard); err != nil {
 			t.Fatalf("run %q: %v", args, err)
 		}
 		s := out.String()
@@ -162,7 +163,7 @@ func TestMatch(t *testing.T) {
 	// The high policy picks the highest-numbered cores.
 	out.Reset()
 	one := write(t, dir, "one.yaml", []byte(nodesJobspec(1, 1)))
-	if err := run([]string{graphFile, one, "-policy", "high", "-format", "simple"}, &out); err != nil {
+	if err := run([]string{graphFile, one, "-policy", "high", "-format", "simple"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "node1") || !strings.Contains(out.String(), "core3[1:x]") {
@@ -170,7 +171,7 @@ func TestMatch(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := run([]string{graphFile, job, "-op", "satisfiability"}, &out); err != nil {
+	if err := run([]string{graphFile, job, "-op", "satisfiability"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "satisfiable: ") {
@@ -221,7 +222,7 @@ func TestErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(c.args, &out)
+			err := run(c.args, &out, io.Discard)
 			if err == nil {
 				t.Fatalf("no error; output:\n%s", out.String())
 			}
@@ -242,7 +243,7 @@ func TestErrors(t *testing.T) {
 	// its nodes-up tally, so with node1 down no node request fits at all.)
 	var out bytes.Buffer
 	three := write(t, dir, "three-cores.yaml", []byte(nodesJobspec(2, 3)))
-	if err := run([]string{coresDown, three, "-format", "rlite"}, &out); err != nil {
+	if err := run([]string{coresDown, three, "-format", "rlite"}, &out, io.Discard); err != nil {
 		t.Fatalf("three cores on each node with a core down on each: %v", err)
 	}
 	const want = `[{"rank": "0", "children": {"core": "0-2"}}, {"rank": "1", "children": {"core": "1-3"}}]` + "\n"
@@ -296,5 +297,19 @@ func TestExitStatus(t *testing.T) {
 		if c.status == 0 && !strings.HasPrefix(stdout.String(), `[{"rank": "0-1", "children": {"core": `) {
 			t.Errorf("%q: stdout %q", c.args, stdout.String())
 		}
+	}
+}
+
+// With no files, the embedded example runs.
+func TestEmbeddedExample(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-format", "rlite"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), `[{"rank": "0-1", "children": {"core": "2-3", "gpu": "0"}}]`+"\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	if !strings.Contains(errb.String(), "embedded example") {
+		t.Errorf("stderr %q does not say the example was used", errb.String())
 	}
 }

@@ -30,11 +30,16 @@ import (
 // MaxExpand bounds the number of host names Expand and Set.Hosts return.
 const MaxExpand = 1 << 20
 
+// MaxExpandBytes bounds the total length of the host names Expand and
+// Set.Hosts return (a long prefix repeated by a range costs its length
+// once per host).
+const MaxExpandBytes = 1 << 30
+
 // ErrSyntax is wrapped by every decoding error.
 var ErrSyntax = errors.New("invalid hostlist")
 
 // ErrTooLarge is returned by Expand and Set.Hosts when the list holds more
-// than MaxExpand hosts.
+// than MaxExpand hosts or MaxExpandBytes bytes of names.
 var ErrTooLarge = errors.New("hostlist too large to expand")
 
 // hrange is one item of a decoded hostlist: either a single literal host
@@ -201,12 +206,33 @@ func (h *Set) Len() uint64 {
 	return n
 }
 
+// Bytes returns an upper bound of the total length of the host names
+// (exact unless a range mixes numbers of different lengths), saturating
+// at math.MaxUint64.
+func (h *Set) Bytes() uint64 {
+	var n uint64
+	for _, r := range h.r {
+		c, per := r.count(), uint64(len(r.prefix))
+		if !r.single {
+			per += uint64(max(r.width, len(strconv.FormatUint(r.hi, 10))))
+		}
+		if c == 0 || per > 0 && c > (math.MaxUint64-n)/per {
+			return math.MaxUint64
+		}
+		n += c * per
+	}
+	return n
+}
+
 // Hosts expands the list in order. It fails with ErrTooLarge when the list
-// holds more than MaxExpand hosts.
+// holds more than MaxExpand hosts or MaxExpandBytes bytes of names.
 func (h *Set) Hosts() ([]string, error) {
 	n := h.Len()
 	if n > MaxExpand {
 		return nil, fmt.Errorf("%w (%d hosts)", ErrTooLarge, n)
+	}
+	if b := h.Bytes(); b > MaxExpandBytes {
+		return nil, fmt.Errorf("%w (%d bytes of host names)", ErrTooLarge, b)
 	}
 	out := make([]string, 0, n)
 	for _, r := range h.r {

@@ -3,6 +3,7 @@ package hostlist
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -67,11 +68,41 @@ func TestExpandErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if h.Bytes() != ^uint64(0) {
+		t.Errorf("Bytes saturation: %d", h.Bytes())
+	}
+	h, err = Parse("n[0-18446744073709551615],x")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if h.Len() != ^uint64(0) {
 		t.Errorf("Len saturation: %d", h.Len())
 	}
 	if !h.Contains("n18446744073709551615") || !h.Contains("x") || h.Contains("n18446744073709551616") {
 		t.Error("Contains on a huge list")
+	}
+}
+
+func TestHostsLongPrefixBounded(t *testing.T) {
+	// 4 KB of prefix repeated by a million hosts is 4 GB of names: refused
+	// before any is built.
+	in := strings.Repeat("x", 4096) + "[0-999999]"
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	got, err := Expand(in)
+	runtime.ReadMemStats(&b)
+	if !errors.Is(err, ErrTooLarge) || got != nil {
+		t.Fatalf("Expand = %d hosts, %v; want ErrTooLarge", len(got), err)
+	}
+	if !strings.Contains(err.Error(), "bytes of host names") {
+		t.Errorf("error %q does not say why", err)
+	}
+	if n := b.TotalAlloc - a.TotalAlloc; n > 1<<20 {
+		t.Errorf("refusing allocated %d bytes", n)
+	}
+	h, _ := Parse("a[7-12],bb,c[008-9]")
+	if got, want := h.Bytes(), uint64(6*3+2+2*4); got != want {
+		t.Errorf("Bytes = %d, want %d", got, want) // a7..a12 counted at 3 bytes each
 	}
 }
 
@@ -155,6 +186,7 @@ func FuzzExpand(f *testing.F) {
 	for _, s := range []string{
 		"", "node[0-3]", "fluke[82-86,94-95]", "login,node[1-2]", "node[00-03]", "node1",
 		"node[9-10]", "a[1-010]", "x1[2-3],x[14]", "node[", "a]", "n[3-1]", "[0-5]",
+		strings.Repeat("x", 4096) + "[0-999999]", "n[0-18446744073709551615]",
 	} {
 		f.Add(s)
 	}
@@ -172,6 +204,13 @@ func FuzzExpand(f *testing.F) {
 		hosts, err := h.Hosts()
 		if err != nil {
 			t.Fatal(err)
+		}
+		total := uint64(0)
+		for _, name := range hosts {
+			total += uint64(len(name))
+		}
+		if b := h.Bytes(); b < total {
+			t.Fatalf("%q: Bytes %d below the real %d", in, b, total)
 		}
 		for _, name := range hosts {
 			if !h.Contains(name) {

@@ -202,6 +202,59 @@ func (s Set) Union(t Set) Set {
 	return normalize(rs)
 }
 
+// Intersect returns the set of ids in both s and t, in time linear in
+// their numbers of ranges (nothing is expanded).
+func (s Set) Intersect(t Set) Set {
+	var out []Range
+	for i, j := 0, 0; i < len(s.r) && j < len(t.r); {
+		a, b := s.r[i], t.r[j]
+		if lo, hi := max(a.Lo, b.Lo), min(a.Hi, b.Hi); lo <= hi {
+			out = append(out, Range{lo, hi})
+		}
+		if a.Hi < b.Hi {
+			i++
+		} else {
+			j++
+		}
+	}
+	return Set{r: out} // disjoint and non-adjacent, as pieces of s's ranges
+}
+
+// Difference returns the set of ids in s but not in t, in time linear in
+// their numbers of ranges (nothing is expanded).
+func (s Set) Difference(t Set) Set {
+	var out []Range
+	j := 0
+	for _, a := range s.r {
+		for j < len(t.r) && t.r[j].Hi < a.Lo {
+			j++
+		}
+		lo := a.Lo
+		for k := j; k < len(t.r) && t.r[k].Lo <= a.Hi; k++ {
+			if t.r[k].Lo > lo {
+				out = append(out, Range{lo, t.r[k].Lo - 1})
+			}
+			if t.r[k].Hi >= a.Hi {
+				lo = a.Hi + 1 // a is covered to its end (no overflow: Hi <= MaxID)
+				break
+			}
+			lo = t.r[k].Hi + 1
+		}
+		if lo <= a.Hi {
+			out = append(out, Range{lo, a.Hi})
+		}
+	}
+	return Set{r: out}
+}
+
+// Min returns the smallest id of s; ok is false when s is empty.
+func (s Set) Min() (id int64, ok bool) {
+	if len(s.r) == 0 {
+		return 0, false
+	}
+	return s.r[0].Lo, true
+}
+
 // Equal reports whether s and t hold the same ids.
 func (s Set) Equal(t Set) bool { return slices.Equal(s.r, t.r) }
 

@@ -179,3 +179,88 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// naive is the reference model of the set operations: the ids of small
+// sets, as a map.
+func naive(s Set) map[int64]bool {
+	m := map[int64]bool{}
+	for id := range s.All() {
+		m[id] = true
+	}
+	return m
+}
+
+func TestSetOps(t *testing.T) {
+	tests := []struct{ a, b, inter, diff string }{
+		{"", "", "", ""},
+		{"0-9", "", "", "0-9"},
+		{"", "0-9", "", ""},
+		{"0-9", "3-5", "3-5", "0-2,6-9"},
+		{"3-5", "0-9", "3-5", ""},
+		{"0-2,4-5", "0-5", "0-2,4-5", ""},
+		{"0-5", "0-2,4-5", "0-2,4-5", "3"},
+		{"0-9223372036854775805", "0-7", "0-7", "8-9223372036854775805"},
+		{"0-9223372036854775806", "9223372036854775806", "9223372036854775806", "0-9223372036854775805"},
+		{"1,3,5,7", "2-6", "3,5", "1,7"},
+		{"0-3,10-13", "2-11", "2-3,10-11", "0-1,12-13"},
+		{"5", "0-4,6-9", "", "5"},
+	}
+	for _, tc := range tests {
+		a, _ := Parse(tc.a)
+		b, _ := Parse(tc.b)
+		if got := a.Intersect(b).String(); got != tc.inter {
+			t.Errorf("%q ∩ %q = %q, want %q", tc.a, tc.b, got, tc.inter)
+		}
+		if got := a.Difference(b).String(); got != tc.diff {
+			t.Errorf("%q - %q = %q, want %q", tc.a, tc.b, got, tc.diff)
+		}
+	}
+	s, _ := Parse("4-6,9")
+	if m, ok := s.Min(); !ok || m != 4 {
+		t.Errorf("Min = %d, %v", m, ok)
+	}
+	if _, ok := (Set{}).Min(); ok {
+		t.Error("Min of the empty set")
+	}
+}
+
+func FuzzSetOps(f *testing.F) {
+	f.Add("0-9", "3-5")
+	f.Add("1,3,5,7", "2-6")
+	f.Add("0-9223372036854775806", "0-7,100")
+	f.Add("", "0")
+	f.Fuzz(func(t *testing.T, x, y string) {
+		a, err := Parse(x)
+		if err != nil {
+			return
+		}
+		b, err := Parse(y)
+		if err != nil {
+			return
+		}
+		inter, diff := a.Intersect(b), a.Difference(b)
+		// canonical form: the encoding re-parses to the same ranges
+		for _, s := range []Set{inter, diff} {
+			if p, err := Parse(s.String()); err != nil || !p.Equal(s) {
+				t.Fatalf("%q, %q: result %q is not canonical", x, y, s.String())
+			}
+		}
+		if inter.Len()+diff.Len() != a.Len() || !inter.Union(diff).Equal(a) {
+			t.Fatalf("%q, %q: ∩ %q and - %q do not partition a", x, y, inter, diff)
+		}
+		if a.Len() > 2000 || b.Len() > 2000 {
+			return
+		}
+		ma, mb := naive(a), naive(b)
+		for id := range ma {
+			if inter.Contains(id) != mb[id] || diff.Contains(id) == mb[id] {
+				t.Fatalf("%q, %q: id %d misplaced", x, y, id)
+			}
+		}
+		for id := range naive(inter) {
+			if !ma[id] || !mb[id] {
+				t.Fatalf("%q, %q: %d in ∩", x, y, id)
+			}
+		}
+	})
+}

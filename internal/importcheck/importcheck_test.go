@@ -13,7 +13,7 @@ const module = "github.com/gofluxion/gofluxion"
 
 // core packages whose production code may import only the standard
 // library and other stdlib-only packages of this module.
-var core = []string{"graph", "planner", "match", "policy", "jgf", "rv1", "emit", "grug",
+var core = []string{"graph", "planner", "match", "policy", "jgf", "rv1", "emit", "grug", "picture",
 	"internal/introsort", "internal/idset", "internal/hostlist", "internal/jsonw"}
 
 func goCmd() string {
@@ -73,6 +73,21 @@ func TestYAMLOnlyInJobspec(t *testing.T) {
 		for _, imp := range imps {
 			if strings.HasPrefix(imp, "go.yaml.in/") && pkg != module+"/jobspec" {
 				t.Errorf("%s imports %s; the YAML dependency lives in jobspec only", pkg, imp)
+			}
+		}
+	}
+}
+
+// gonum is the graph adapter's dependency, and only its.
+func TestGonumOnlyInAdapter(t *testing.T) {
+	all := imports(t)
+	if _, ok := all[module+"/gonumgraph"]; !ok {
+		t.Fatal("package gonumgraph not found")
+	}
+	for pkg, imps := range all {
+		for _, imp := range imps {
+			if strings.HasPrefix(imp, "gonum.org/") && pkg != module+"/gonumgraph" {
+				t.Errorf("%s imports %s; gonum lives in gonumgraph only", pkg, imp)
 			}
 		}
 	}

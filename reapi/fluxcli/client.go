@@ -25,9 +25,13 @@ const (
 	ModeCanceled  = "CANCELED"
 )
 
-// WithoutAllocatingJobID is the job id of the without_allocating match
-// operations (−1 as an unsigned 64-bit integer).
-const WithoutAllocatingJobID uint64 = math.MaxUint64
+// WithoutAllocatingJobID is the job id Match returns for the
+// without_allocating operations: Fluxion uses −1 (2^64−1 as its unsigned
+// job id).
+const WithoutAllocatingJobID int64 = -1
+
+// noAllocID is WithoutAllocatingJobID as the matcher's unsigned job id.
+const noAllocID uint64 = math.MaxUint64
 
 // ReapiClient is a resource API context: one resource graph with its
 // schedule, one match policy, one traverser, one match writer, the job
@@ -176,6 +180,9 @@ func (cli *ReapiClient) InitContext(rgraph string, options string) error {
 	if perr != nil {
 		return fail("resource_query_t: ERROR: can't set resource graph parameters\n", perr)
 	}
+	if opts.LoadFormat == "" {
+		opts.LoadFormat = DetectLoadFormat(rgraph)
+	}
 	if _, err := policy.New(opts.MatcherPolicy); err != nil {
 		return fail("resource_query_t: ERROR: can't create matcher\n", err)
 	}
@@ -211,6 +218,8 @@ func (cli *ReapiClient) InitContext(rgraph string, options string) error {
 		Traverser:      opts.TraverserPolicy,
 		PruneFilters:   opts.PruneFilters,
 		NoPruneFilters: strings.TrimSpace(opts.PruneFilters) == "",
+		// Fluxion's answers, but a failed operation changes nothing.
+		FluxionQuirks: true,
 	})
 	if err != nil {
 		stage := "traverser"
@@ -269,6 +278,10 @@ func (rq *resourceQuery) record(id uint64, mode string, at int64, overhead float
 }
 
 // parseJobspec parses a jobspec against the graph's resource types.
+// jobspec.Validate is not applied: Parse already bounds the tree and
+// rejects unknown (so empty) types, and the one thing more Validate
+// rejects, "count: 0", Fluxion accepts and never satisfies, which this
+// client reproduces.
 func (rq *resourceQuery) parseJobspec(text string) (*jobspec.Jobspec, error) {
 	known := rq.m.Graph().Types
 	return jobspec.Parse([]byte(text), jobspec.Options{KnownType: func(t string) bool { _, ok := known.Lookup(t); return ok }})
@@ -324,7 +337,7 @@ func consumesID(op match.Op) bool {
 
 // Match matches jobspec (canonical jobspec V1, YAML or JSON) with the
 // operation matchOp at time 0, using the job id counter as the job id
-// (2^64−1 for the without_allocating operations).
+// (−1 for the without_allocating operations).
 //
 // It returns whether the job was reserved rather than allocated, the
 // selected resources rendered in the context's match format (empty if
@@ -338,20 +351,21 @@ func consumesID(op match.Op) bool {
 // Errors are *Error values: test them with errors.Is(err, ErrBusy) (not
 // now), errors.Is(err, ErrUnsatisfiable) (never) or ErrInvalid (bad
 // jobspec or operation).
-func (cli *ReapiClient) Match(matchOp types.MatchType, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid uint64, err error) {
+func (cli *ReapiClient) Match(match_op types.MatchType, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid int64, err error) {
 	c, err := cli.enter("match_allocate", true)
 	if err != nil {
 		return false, "", 0, 0, 0, err
 	}
 	defer cli.mu.Unlock()
-	return c.matchAllocate(matchOp, jobspec, 0, false)
+	reserved, allocated, at, overhead, id, err := c.matchAllocate(match_op, jobspec, 0, false)
+	return reserved, allocated, at, overhead, int64(id), err
 }
 
 // MatchAllocate is Match with MatchAllocateOrElseReserve when
 // orelseReserve is true and MatchAllocate otherwise.
-func (cli *ReapiClient) MatchAllocate(orelseReserve bool, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid uint64, err error) {
+func (cli *ReapiClient) MatchAllocate(orelse_reserve bool, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid int64, err error) {
 	op := types.MatchAllocate
-	if orelseReserve {
+	if orelse_reserve {
 		op = types.MatchAllocateOrElseReserve
 	}
 	return cli.Match(op, jobspec)
@@ -359,14 +373,19 @@ func (cli *ReapiClient) MatchAllocate(orelseReserve bool, jobspec string) (reser
 
 // MatchWithJobID is Match with a job id chosen by the caller (Fluxion's
 // match_with_jobid). The id must not be allocated or reserved already
-// (ErrExists). The counter still advances as for Match.
-func (cli *ReapiClient) MatchWithJobID(matchOp types.MatchType, jobspec string, jobid uint64) (reserved bool, allocated string, at int64, overhead float64, id uint64, err error) {
+// (ErrExists), nor negative (ErrInvalid). The counter still advances as
+// for Match. (fluxion-go has no such method; this one is gofluxion's.)
+func (cli *ReapiClient) MatchWithJobID(matchOp types.MatchType, jobspec string, jobid int64) (reserved bool, allocated string, at int64, overhead float64, id int64, err error) {
 	c, err := cli.enter("match_allocate", true)
 	if err != nil {
 		return false, "", 0, 0, 0, err
 	}
 	defer cli.mu.Unlock()
-	return c.matchAllocate(matchOp, jobspec, jobid, true)
+	if jobid < 0 {
+		return false, "", 0, 0, jobid, &Error{Op: "match_allocate", Errno: match.EOVERFLOW, Err: fmt.Errorf("job id %d is negative", jobid)}
+	}
+	reserved, allocated, at, overhead, u, err := c.matchAllocate(matchOp, jobspec, uint64(jobid), true)
+	return reserved, allocated, at, overhead, int64(u), err
 }
 
 // MatchSatisfy reports whether jobspec could ever be allocated on the
@@ -414,7 +433,7 @@ func (c *reapiCtx) matchAllocate(mt types.MatchType, text string, jobid uint64, 
 		return false, "", 0, 0, jobid, c.fail(op, match.EINVAL, msg, fmt.Errorf("invalid match type %d", int(mt)))
 	}
 	if mop == match.WithoutAllocating || mop == match.WithoutAllocatingFuture {
-		jobid = WithoutAllocatingJobID
+		jobid = noAllocID
 	}
 	js, perr := rq.parseJobspec(text)
 	if perr != nil {
@@ -489,13 +508,13 @@ func (c *reapiCtx) matchAllocate(mt types.MatchType, text string, jobid uint64, 
 // document in the context's load format (jgf, jgf_shorthand, rv1exec),
 // applied at time 0 for the whole graph window. The job is recorded as
 // ALLOCATED, even when it starts later. The job id counter is not changed.
-func (cli *ReapiClient) UpdateAllocate(jobid int, R string) (at int64, overhead float64, Rout string, err error) {
+func (cli *ReapiClient) UpdateAllocate(jobid int, r string) (at int64, overhead float64, r_out string, err error) {
 	c, err := cli.enter("update_allocate", true)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	defer cli.mu.Unlock()
-	return c.updateAllocate(uint64(jobid), R)
+	return c.updateAllocate(uint64(jobid), r)
 }
 
 func (c *reapiCtx) updateAllocate(id uint64, R string) (at int64, ov float64, Rout string, err error) {
@@ -538,7 +557,7 @@ func (c *reapiCtx) updateAllocate(id uint64, R string) (at int64, ov float64, Ro
 // adds "cancel: ERROR: nonexistent job <id>" to the error message and is
 // an ErrNotFound error unless noentOK. A negative id (above INT64_MAX as
 // an unsigned id) is an EOVERFLOW error.
-func (cli *ReapiClient) Cancel(jobid int64, noentOK bool) error {
+func (cli *ReapiClient) Cancel(jobid int64, noent_ok bool) (err error) {
 	c, err := cli.enter("cancel", true)
 	if err != nil {
 		return err
@@ -553,7 +572,7 @@ func (cli *ReapiClient) Cancel(jobid int64, noentOK bool) error {
 	if !rq.inUse(id) {
 		msg := "cancel: ERROR: nonexistent job " + strconv.FormatUint(id, 10) + "\n"
 		c.errmsg.WriteString(msg)
-		if noentOK {
+		if noent_ok {
 			return nil
 		}
 		return &Error{Op: op, Errno: match.ENOENT, Msg: msg}
@@ -573,7 +592,8 @@ func (cli *ReapiClient) Cancel(jobid int64, noentOK bool) error {
 // reserved or canceled) adds "cancel: WARNING: can't find allocation for
 // jobid: <id>" to the error message and is an ErrNotFound error unless
 // noentOK (then the result is false, nil).
-func (cli *ReapiClient) PartialCancel(jobid int64, R string, noentOK bool) (full bool, err error) {
+func (cli *ReapiClient) PartialCancel(jobid int64, r string, noent_ok bool) (bool, error) {
+	R := r
 	c, err := cli.enter("partial_cancel", true)
 	if err != nil {
 		return false, err
@@ -586,7 +606,7 @@ func (cli *ReapiClient) PartialCancel(jobid int64, R string, noentOK bool) (full
 	if j == nil || j.mode != ModeAllocated {
 		msg := "cancel: WARNING: can't find allocation for jobid: " + strconv.FormatUint(id, 10) + "\n"
 		c.errmsg.WriteString(msg)
-		if noentOK {
+		if noent_ok {
 			return false, nil
 		}
 		return false, &Error{Op: op, Errno: match.ENOENT, Msg: msg}
@@ -606,23 +626,24 @@ func (cli *ReapiClient) PartialCancel(jobid int64, R string, noentOK bool) (full
 	return full, nil
 }
 
-// Info returns the job table entry of jobid: whether it is reserved, its
-// mode (ALLOCATED, RESERVED or CANCELED), its start time and the elapsed
-// seconds of the operation that created it. An unknown job adds
+// Info returns the job table entry of jobid, in fluxion-go's order:
+// whether it is reserved, its start time (seconds from the context's time
+// 0), the elapsed seconds of the operation that created it and its mode
+// (ALLOCATED, RESERVED or CANCELED). An unknown job adds
 // "info: ERROR: nonexistent job <id>" to the error message (ErrNotFound).
-func (cli *ReapiClient) Info(jobid int64) (reserved bool, mode string, at int64, overhead float64, err error) {
+func (cli *ReapiClient) Info(jobid int64) (reserved bool, at int64, overhead float64, mode string, err error) {
 	c, err := cli.enter("info", true)
 	if err != nil {
-		return false, "", 0, 0, err
+		return false, 0, 0, "", err
 	}
 	defer cli.mu.Unlock()
 	id := uint64(jobid)
 	j := c.rq.jobs[id]
 	if j == nil {
 		msg := "info: ERROR: nonexistent job " + strconv.FormatUint(id, 10) + "\n"
-		return false, "", 0, 0, c.fail("info", match.ENOENT, msg, nil)
+		return false, 0, 0, "", c.fail("info", match.ENOENT, msg, nil)
 	}
-	return j.mode == ModeReserved, j.mode, j.at, j.overhead, nil
+	return j.mode == ModeReserved, j.at, j.overhead, j.mode, nil
 }
 
 // Stat summarises the context: the number of vertices (V) and live edges
@@ -631,7 +652,7 @@ func (cli *ReapiClient) Info(jobid int64) (reserved bool, mode string, at int64,
 // elapsed time of the operations that created a job (successful booking
 // matches and updates), all in seconds (0 when there was none). Fluxion's
 // C API returns ENOSYS here; this binding reports the figures.
-func (cli *ReapiClient) Stat() (V int64, E int64, J int64, load float64, min float64, max float64, avg float64, err error) {
+func (cli *ReapiClient) Stat() (v int64, e int64, jobs int64, load float64, min float64, max float64, avg float64, err error) {
 	c, err := cli.enter("stat", true)
 	if err != nil {
 		return 0, 0, 0, 0, 0, 0, 0, err

@@ -229,7 +229,7 @@ func TestIndependentClients(t *testing.T) {
 	if err := a.Cancel(1, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, mode, _, _, _ := b.Info(1); mode != "ALLOCATED" {
+	if _, _, _, mode, _ := b.Info(1); mode != "ALLOCATED" {
 		t.Errorf("b's job 1 is %s after a canceled its own job 1", mode)
 	}
 	if err := a.SetStatus("/cluster0/node0", "down"); err != nil {
@@ -269,7 +269,7 @@ func TestClone(t *testing.T) {
 		t.Errorf("clone options %+v, want %+v", co, oo)
 	}
 	for id, want := range map[int64]string{1: "ALLOCATED", 2: "CANCELED", 3: "RESERVED"} {
-		if _, mode, _, _, err := clone.Info(id); err != nil || mode != want {
+		if _, _, _, mode, err := clone.Info(id); err != nil || mode != want {
 			t.Errorf("clone Info(%d) = %q, %v; want %s", id, mode, err, want)
 		}
 	}
@@ -286,7 +286,7 @@ func TestClone(t *testing.T) {
 	if err := clone.Cancel(1, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, mode, _, _, _ := orig.Info(1); mode != "ALLOCATED" {
+	if _, _, _, mode, _ := orig.Info(1); mode != "ALLOCATED" {
 		t.Errorf("orig job 1 is %s after the clone canceled it", mode)
 	}
 	clone.SetStatus("/cluster0/node0", "up")
@@ -305,7 +305,7 @@ func TestClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	clone.Destroy()
-	if _, mode, _, _, err := cc.Info(1); err != nil || mode != "CANCELED" {
+	if _, _, _, mode, err := cc.Info(1); err != nil || mode != "CANCELED" {
 		t.Errorf("clone of clone Info(1) = %q, %v", mode, err)
 	}
 }
@@ -317,7 +317,7 @@ func TestConcurrentUse(t *testing.T) {
 	spec := jobspecText(1, 1, 0) // whole window: nothing is ever reserved
 	const workers, per = 8, 6    // 48 attempts for 16 cores
 	var mu sync.Mutex
-	ids := map[uint64]bool{}
+	ids := map[int64]bool{}
 	busy := 0
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -347,7 +347,7 @@ func TestConcurrentUse(t *testing.T) {
 				}
 				mu.Unlock()
 				if i%3 == 2 && err == nil {
-					if _, mode, _, _, err := cli.Info(int64(id)); err != nil || mode != "ALLOCATED" {
+					if _, _, _, mode, err := cli.Info(int64(id)); err != nil || mode != "ALLOCATED" {
 						t.Errorf("Info(%d) = %q, %v", id, mode, err)
 					}
 				}
@@ -365,7 +365,7 @@ func TestConcurrentUse(t *testing.T) {
 	// Concurrent cancels free everything.
 	for id := range ids {
 		wg.Add(1)
-		go func(id uint64) {
+		go func(id int64) {
 			defer wg.Done()
 			if err := cli.Cancel(int64(id), false); err != nil {
 				t.Errorf("Cancel(%d): %v", id, err)
@@ -394,7 +394,7 @@ func TestConcurrentClients(t *testing.T) {
 			}
 			for j := 1; j <= 4; j++ {
 				_, _, _, _, id, err := cli.MatchAllocate(false, jobspecText(1, 1, 60))
-				if err != nil || id != uint64(j) {
+				if err != nil || id != int64(j) {
 					t.Errorf("client %d match %d: id %d, %v", i, j, id, err)
 				}
 			}

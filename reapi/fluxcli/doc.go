@@ -14,28 +14,30 @@
 //	"github.com/gofluxion/gofluxion/reapi/fluxcli"
 //	"github.com/gofluxion/gofluxion/reapi/types"
 //
-// The package names, the type ReapiClient and the methods fluxion-go
-// documents keep their names, parameters and results:
+// Nothing else changes: the package names, the type ReapiClient and the
+// methods fluxion-go exports keep their exact signatures (a test assigns
+// each to a variable of fluxion-go's function type):
 //
-//	NewReapiClient() *ReapiClient
-//	(*ReapiClient) Destroy()
-//	HasContext() bool
-//	InitContext(jgf string, options string) error
-//	Match(matchOp types.MatchType, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid uint64, err error)
-//	MatchAllocate(orelseReserve bool, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid uint64, err error)
-//	MatchSatisfy(jobspec string) (sat bool, overhead float64, err error)
-//	UpdateAllocate(jobid int, R string) (at int64, overhead float64, Rout string, err error)
-//	Cancel(jobid int64, noentOK bool) error
-//	PartialCancel(jobid int64, R string, noentOK bool) (full bool, err error)
-//	Info(jobid int64) (reserved bool, mode string, at int64, overhead float64, err error)
-//	Stat() (V, E, J int64, load, min, max, avg float64, err error)
-//	GetErrMsg() string
-//	ClearErrMsg()
+//	func NewReapiClient() *ReapiClient
+//	func (cli *ReapiClient) HasContext() bool
+//	func (cli *ReapiClient) Destroy()
+//	func (cli *ReapiClient) InitContext(jgf string, options string) (err error)
+//	func (cli *ReapiClient) Match(match_op types.MatchType, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid int64, err error)
+//	func (cli *ReapiClient) MatchAllocate(orelse_reserve bool, jobspec string) (reserved bool, allocated string, at int64, overhead float64, jobid int64, err error)
+//	func (cli *ReapiClient) MatchSatisfy(jobspec string) (sat bool, overhead float64, err error)
+//	func (cli *ReapiClient) UpdateAllocate(jobid int, r string) (at int64, overhead float64, r_out string, err error)
+//	func (cli *ReapiClient) Cancel(jobid int64, noent_ok bool) (err error)
+//	func (cli *ReapiClient) PartialCancel(jobid int64, r string, noent_ok bool) (bool, error)
+//	func (cli *ReapiClient) Info(jobid int64) (reserved bool, at int64, overhead float64, mode string, err error)
+//	func (cli *ReapiClient) Stat() (v int64, e int64, jobs int64, load float64, min float64, max float64, avg float64, err error)
+//	func (cli *ReapiClient) GetErrMsg() string
+//	func (cli *ReapiClient) ClearErrMsg()
 //
-// and the rest of Fluxion's C API is there too: MatchWithJobID
-// (match_with_jobid), Find and FindWithFormat (find), SetStatus,
-// GetStatus, SetRankStatus, GetRankStatus, AddSubgraph, RemoveSubgraph
-// and Clone, plus Options.
+// and types.MatchType keeps fluxion-go's values and String texts. The rest
+// of Fluxion's C API is there too: MatchWithJobID (match_with_jobid), Find
+// and FindWithFormat (find), SetStatus, GetStatus, SetRankStatus,
+// GetRankStatus, AddSubgraph, RemoveSubgraph and Clone, plus Options and
+// DetectLoadFormat.
 //
 // There is no cgo, no flux-sched build and no C library to install:
 // `go build` and `go test` just work, on any platform Go supports.
@@ -57,6 +59,20 @@
 //   - Stat returns real figures (Fluxion's C API returns ENOSYS).
 //   - MatchSatisfy reports an unsatisfiable request as (false, nil): only
 //     bad jobspecs and other failures are errors.
+//   - Without a load_format option, InitContext detects the format from
+//     the document (DetectLoadFormat): JSON is JGF, as older Fluxion and
+//     fluxion-go's own tests and fluence assume ("{}" or
+//     {"matcher_policy": "lonode"} with a JGF graph); XML is GRUG, or
+//     hwloc when its root element is <topology>. Today's C++ Fluxion reads
+//     GRUG there and fails on JGF. An explicit load_format always wins.
+//   - UpdateAllocate and PartialCancel accept a bare JGF as R (a document
+//     with a "graph" object and no RFC 20 "execution" part), as older
+//     Fluxion did, whatever the load format. Today's C++ Fluxion fails
+//     there: UpdateAllocate with ENOTSUP ("update not supported by the
+//     grug reader") in a GRUG or hwloc context, PartialCancel in its
+//     rv1exec reader.
+//   - A failed operation never leaves the schedule changed, even where
+//     C++ Fluxion's does.
 //
 // # Options
 //
@@ -64,7 +80,7 @@
 // are strings except where noted; a recognized member of another JSON type
 // (null included) makes the options invalid; other members are ignored.
 //
-//	load_format       "grug"               grug, hwloc, jgf, jgf_shorthand, rv1exec, rv1exec_force
+//	load_format       detected             grug, hwloc, jgf, jgf_shorthand, rv1exec, rv1exec_force
 //	load_allowlist    ""                   hwloc only; for other readers "WARN: allowlist unsupported" is recorded
 //	matcher_name      "CA"                 subsystems: CA, IBA, C+PA, ALL, ... (or lowercase)
 //	matcher_policy    "first"              first, high, low, hinode, lonode, hinodex, lonodex, firstnodex, locality, variation or a custom string
@@ -74,9 +90,8 @@
 //	reserve_vtx_vec   0 (integer)          capacity hint, no effect
 //	elapse_time       false (boolean)      no effect here
 //
-// Note that load_format defaults to "grug", as in Fluxion's API: a JGF
-// graph needs {"load_format": "jgf"}; with "{}" InitContext fails with the
-// GRUG reader's error. An invalid document or option fails with Fluxion's
+// Without load_format, the format is detected from the document (see
+// Differences above). An invalid document or option fails with Fluxion's
 // start-up messages (resource-query.md §2) prefixed with
 // "reapi_cli_initialize: Runtime error: ", errno EPROTO (ErrInvalid), e.g.
 // "reapi_cli_initialize: Runtime error: resource_query_t: ERROR: can't set
@@ -89,7 +104,7 @@
 // at 1 and is incremented after every match except satisfiability and
 // without_allocating*, including matches that failed with EBUSY or ENODEV,
 // but not after a jobspec error or another failure (api.md §2); the
-// without_allocating operations use the id 2^64−1. A successful booking
+// without_allocating operations use the id −1 (2^64−1 unsigned). A successful booking
 // match records the job as ALLOCATED (start time 0) or RESERVED (later);
 // UpdateAllocate records ALLOCATED whatever the start time; Cancel and a
 // PartialCancel that releases everything turn it CANCELED (Info still

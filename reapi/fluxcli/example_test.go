@@ -68,12 +68,12 @@ func Example() {
 	}
 	fmt.Println("jobid", jobid, "reserved", reserved, "at", at)
 	fmt.Print(allocated)
-	_, mode, _, _, _ := cli.Info(int64(jobid))
+	_, _, _, mode, _ := cli.Info(int64(jobid))
 	fmt.Println(mode)
 	if err := cli.Cancel(int64(jobid), false); err != nil {
 		fmt.Println(err)
 	}
-	_, mode, _, _, _ = cli.Info(int64(jobid))
+	_, _, _, mode, _ = cli.Info(int64(jobid))
 	fmt.Println(mode)
 	// Output:
 	// jobid 1 reserved false at 0
@@ -112,7 +112,7 @@ func ExampleReapiClient_Match() {
 		fmt.Println(err)
 		return
 	}
-	// Look without booking: the job id is 2^64-1 and nothing is recorded.
+	// Look without booking: the job id is -1 and nothing is recorded.
 	_, R, _, _, jobid, err := cli.Match(types.MatchWithoutAllocating, oneCore)
 	fmt.Println(jobid == fluxcli.WithoutAllocatingJobID, err)
 	fmt.Print(R)
@@ -170,7 +170,7 @@ func ExampleReapiClient_UpdateAllocate() {
 	}
 	at, _, Rout, err := after.UpdateAllocate(int(jobid), R)
 	fmt.Println(at, Rout == R, err)
-	_, mode, _, _, _ := after.Info(int64(jobid))
+	_, _, _, mode, _ := after.Info(int64(jobid))
 	fmt.Println(mode)
 	// Output:
 	// 0 true <nil>

@@ -196,7 +196,7 @@ func TestInitContextErrors(t *testing.T) {
 		{"unknown policy", jgfText, `{"load_format": "jgf", "matcher_policy": "best"}`, pre + "resource_query_t: ERROR: can't create matcher\n"},
 		{"unknown traverser", jgfText, `{"load_format": "jgf", "traverser_policy": "fancy"}`, pre + "initialize_matchers_and_traversers: ERROR: can't initialize traverser\n"},
 		{"unknown load format", jgfText, `{"load_format": "xml"}`, pre + "resource_query_t: ERROR: can't create reader\n"},
-		{"JGF read as GRUG by default", jgfText, `{}`, pre + "resource_query_t: ERROR: error in reading grug string; \nERROR: error generating resources\n"},
+		{"JGF read as GRUG when asked", jgfText, `{"load_format": "grug"}`, pre + "resource_query_t: ERROR: error in reading grug string; \nERROR: error generating resources\n"},
 		{"bad JGF", `{"graph": {"nodes": [{"id": "0"}], "edges": []}}`, `{"load_format": "jgf"}`,
 			pre + "resource_query_t: ERROR: " + strings.TrimSuffix(je.Fluxion(), "\n") + "\nERROR: error generating resources\n"},
 		{"unknown matcher name", jgfText, `{"load_format": "jgf", "matcher_name": "XYZ"}`, pre + "initialize_matchers_and_traversers: ERROR: can't set subsystems\n"},
@@ -231,7 +231,7 @@ func TestInitContextFailureKeepsPreviousContext(t *testing.T) {
 		t.Fatal("InitContext of garbage succeeded")
 	}
 	// The previous graph, schedule and counter are still there.
-	if _, mode, _, _, err := cli.Info(1); err != nil || mode != fluxcli.ModeAllocated {
+	if _, _, _, mode, err := cli.Info(1); err != nil || mode != fluxcli.ModeAllocated {
 		t.Errorf("Info(1) = %q, %v", mode, err)
 	}
 	if _, _, _, _, id, err := cli.MatchAllocate(false, jobspecText(1, 1, 60)); err != nil || id != 2 {

@@ -88,7 +88,7 @@ func TestUpdateAllocate(t *testing.T) {
 			if at != tc.at || ov < 0 || !strings.Contains(Rout, "node0[1:x]") {
 				t.Errorf("at %d ov %v Rout %q; want at %d", at, ov, Rout, tc.at)
 			}
-			reserved, mode, iat, _, err := cli.Info(7)
+			reserved, iat, _, mode, err := cli.Info(7)
 			if err != nil || mode != "ALLOCATED" || reserved || iat != tc.at {
 				t.Errorf("Info(7) = %v %q %d %v; want ALLOCATED at %d", reserved, mode, iat, err, tc.at)
 			}
@@ -133,7 +133,6 @@ func TestUpdateAllocateRV1ExecGraph(t *testing.T) {
 func TestUpdateAllocateErrors(t *testing.T) {
 	spec := nodeJobspec(1, 3600)
 	rv1 := matchR(t, "rv1", spec)
-	bareJGF := matchR(t, "jgf", spec)
 	writer := func(w any) string {
 		return editR(t, rv1, func(top map[string]any) { top["scheduling"].(map[string]any)["writer"] = w })
 	}
@@ -153,7 +152,7 @@ func TestUpdateAllocateErrors(t *testing.T) {
 		{"other scheme", "jgf", writer("other:jgf"), match.EINVAL, "update_allocate: ERROR: unsupported scheduling.writer scheme (not fluxion)\n", fluxcli.ErrInvalid},
 		{"non-string writer", "jgf", writer(3), match.EINVAL, "update_allocate: ERROR: unsupported scheduling.writer scheme (not fluxion)\n", fluxcli.ErrInvalid},
 		{"other fluxion format", "jgf", writer("fluxion:rv1"), match.EINVAL, "update_allocate: ERROR: unsupported fluxion scheduling.writer format\n", fluxcli.ErrInvalid},
-		{"bare JGF with grug load format", "grug", bareJGF, match.ENOTSUP, "update_allocate: ERROR: update not supported by the grug reader\n", fluxcli.ErrNotSupported},
+		{"non-JGF R with grug load format", "grug", `{"nodes": []}`, match.ENOTSUP, "update_allocate: ERROR: update not supported by the grug reader\n", fluxcli.ErrNotSupported},
 		{"vertex not in the graph", "jgf", node1R, match.EINVAL, "update_allocate: ERROR: exist: inconsistent input vertex: nonexistent path (/cluster0/node1/core0) 8.\n", fluxcli.ErrInvalid},
 	}
 	for _, tc := range tests {
@@ -292,7 +291,7 @@ func TestCancel(t *testing.T) {
 			t.Errorf("%s: GetErrMsg %q, want %q", tc.name, got, tc.msg)
 		}
 		if tc.mode != "" {
-			if _, mode, _, _, err := cli.Info(tc.id); err != nil || mode != tc.mode {
+			if _, _, _, mode, err := cli.Info(tc.id); err != nil || mode != tc.mode {
 				t.Errorf("%s: Info = %q, %v; want %s", tc.name, mode, err, tc.mode)
 			}
 		}
@@ -306,12 +305,12 @@ func TestCancel(t *testing.T) {
 func TestInfo(t *testing.T) {
 	cli := newClient(t, 1, 2, "")
 	_, _, _, ov, _, _ := cli.MatchAllocate(false, jobspecText(1, 2, 100))
-	reserved, mode, at, iov, err := cli.Info(1)
+	reserved, at, iov, mode, err := cli.Info(1)
 	if err != nil || reserved || mode != "ALLOCATED" || at != 0 || iov != ov {
 		t.Errorf("Info(1) = %v %q %d %v %v; want ALLOCATED, overhead %v", reserved, mode, at, iov, err, ov)
 	}
 	cli.MatchAllocate(true, jobspecText(1, 2, 100))
-	if reserved, mode, at, _, err := cli.Info(2); err != nil || !reserved || mode != "RESERVED" || at != 100 {
+	if reserved, at, _, mode, err := cli.Info(2); err != nil || !reserved || mode != "RESERVED" || at != 100 {
 		t.Errorf("Info(2) = %v %q %d %v", reserved, mode, at, err)
 	}
 	for _, id := range []int64{0, 3, -1} {
@@ -346,7 +345,7 @@ func TestPartialCancel(t *testing.T) {
 		if err != nil || full {
 			t.Fatalf("rank 0: full %v, %v (%q)", full, err, cli.GetErrMsg())
 		}
-		if _, mode, _, _, _ := cli.Info(1); mode != "ALLOCATED" {
+		if _, _, _, mode, _ := cli.Info(1); mode != "ALLOCATED" {
 			t.Errorf("after a partial release: %s", mode)
 		}
 		// node0 is free now, node1 is not.
@@ -357,7 +356,7 @@ func TestPartialCancel(t *testing.T) {
 		if err != nil || !full {
 			t.Fatalf("rank 1: full %v, %v", full, err)
 		}
-		if _, mode, _, _, _ := cli.Info(1); mode != "CANCELED" {
+		if _, _, _, mode, _ := cli.Info(1); mode != "CANCELED" {
 			t.Errorf("after the full release: %s", mode)
 		}
 		if err := cli.Cancel(1, false); !errors.Is(err, fluxcli.ErrNotFound) {
@@ -408,7 +407,7 @@ func TestPartialCancel(t *testing.T) {
 			if got := cli.GetErrMsg(); got != tc.msg {
 				t.Errorf("GetErrMsg %q, want %q", got, tc.msg)
 			}
-			if _, mode, _, _, _ := cli.Info(1); mode != "ALLOCATED" {
+			if _, _, _, mode, _ := cli.Info(1); mode != "ALLOCATED" {
 				t.Errorf("job 1 is %s after a failed partial cancel", mode)
 			}
 		})

@@ -2,7 +2,6 @@ package fluxcli_test
 
 import (
 	"errors"
-	"math"
 	"strings"
 	"testing"
 
@@ -54,7 +53,7 @@ func TestMatchCounter(t *testing.T) {
 		name      string
 		op        types.MatchType
 		spec      string
-		wantID    uint64
+		wantID    int64
 		wantErrno match.Errno // 0: success
 		wantMsg   string      // added to GetErrMsg
 		reserved  bool
@@ -63,8 +62,8 @@ func TestMatchCounter(t *testing.T) {
 		{"allocate 1", types.MatchAllocate, small, 1, 0, "", false, 0},
 		{"satisfiability uses the counter, keeps it", types.MatchSatisfiability, small, 2, 0, "", false, 0},
 		{"allocate 2", types.MatchAllocate, small, 2, 0, "", false, 0},
-		{"without_allocating", types.MatchWithoutAllocating, small, math.MaxUint64, 0, "", false, 0},
-		{"without_allocating_future", types.MatchWithoutAllocatingFuture, small, math.MaxUint64, 0, "", false, 0},
+		{"without_allocating", types.MatchWithoutAllocating, small, -1, 0, "", false, 0},
+		{"without_allocating_future", types.MatchWithoutAllocatingFuture, small, -1, 0, "", false, 0},
 		{"jobspec error: counter kept", types.MatchAllocate, bad, 3, match.EINVAL, "match_allocate: ERROR: Jobspec error for 3: " + badText + "\n", false, 0},
 		{"invalid op 0", types.MatchUnknown, small, 3, match.EINVAL, "match_allocate: ERROR: Invalid Match Option: 0\n", false, 0},
 		{"invalid op 42", types.MatchType(42), small, 3, match.EINVAL, "match_allocate: ERROR: Invalid Match Option: 42\n", false, 0},
@@ -75,8 +74,8 @@ func TestMatchCounter(t *testing.T) {
 		{"allocate_with_satisfiability busy", types.MatchAllocateWithSatisfiability, small, 6, match.EBUSY, "", false, 0},
 		{"allocate_with_satisfiability never", types.MatchAllocateWithSatisfiability, huge, 7, match.ENODEV, "", false, 0},
 		{"satisfiability never: counter kept", types.MatchSatisfiability, huge, 8, match.ENODEV, "", false, 0},
-		{"without_allocating busy", types.MatchWithoutAllocating, small, math.MaxUint64, match.EBUSY, "", false, 0},
-		{"without_allocating_future finds later", types.MatchWithoutAllocatingFuture, small, math.MaxUint64, 0, "", false, 3600},
+		{"without_allocating busy", types.MatchWithoutAllocating, small, -1, match.EBUSY, "", false, 0},
+		{"without_allocating_future finds later", types.MatchWithoutAllocatingFuture, small, -1, 0, "", false, 3600},
 		{"reserve", types.MatchAllocateOrElseReserve, small, 8, 0, "", true, 3600},
 		{"reserve again", types.MatchAllocateOrElseReserve, small, 9, 0, "", true, 3600},
 		{"orelse_reserve never", types.MatchAllocateOrElseReserve, huge, 10, match.ENODEV, "", false, 0},
@@ -118,7 +117,7 @@ func TestMatchCounter(t *testing.T) {
 	// The job table holds exactly the booked jobs.
 	wantModes := map[int64]string{1: "ALLOCATED", 2: "ALLOCATED", 3: "ALLOCATED", 4: "ALLOCATED", 8: "RESERVED", 9: "RESERVED", 11: "RESERVED"}
 	for id := int64(0); id <= 12; id++ {
-		reserved, mode, at, _, err := cli.Info(id)
+		reserved, at, _, mode, err := cli.Info(id)
 		want, ok := wantModes[id]
 		if !ok {
 			if !errors.Is(err, fluxcli.ErrNotFound) {
@@ -137,7 +136,7 @@ func TestMatchAllocate(t *testing.T) {
 	spec := jobspecText(1, 2, 100)
 	for i, want := range []struct {
 		orelse   bool
-		id       uint64
+		id       int64
 		reserved bool
 		at       int64
 		errno    match.Errno
@@ -178,7 +177,7 @@ func TestMatchWithJobID(t *testing.T) {
 	if err != nil || id != 42 {
 		t.Fatalf("MatchWithJobID(42) = %d, %v", id, err)
 	}
-	if _, mode, _, _, err := cli.Info(42); err != nil || mode != "ALLOCATED" {
+	if _, _, _, mode, err := cli.Info(42); err != nil || mode != "ALLOCATED" {
 		t.Errorf("Info(42) = %q, %v", mode, err)
 	}
 	// The counter advanced anyway.
@@ -195,7 +194,7 @@ func TestMatchWithJobID(t *testing.T) {
 	if _, _, _, _, id, _ := cli.MatchAllocate(false, spec); id != 3 {
 		t.Errorf("counter after a refused id: %d, want 3", id)
 	}
-	// Without allocating, the given id is replaced by 2^64-1.
+	// Without allocating, the given id is replaced by -1.
 	if _, _, _, _, id, err := cli.MatchWithJobID(types.MatchWithoutAllocating, spec, 42); err != nil || id != fluxcli.WithoutAllocatingJobID {
 		t.Errorf("without_allocating id %d, %v", id, err)
 	}

@@ -23,7 +23,9 @@ const (
 // options JSON object. Options returns the ones a client was initialized
 // with.
 type Options struct {
-	LoadFormat      string // load_format (default "grug")
+	// LoadFormat is load_format. Without one, InitContext detects the
+	// format from the document (see DetectLoadFormat) and records it here.
+	LoadFormat      string
 	LoadAllowlist   string // load_allowlist (default "")
 	MatcherName     string // matcher_name (default "CA")
 	MatcherPolicy   string // matcher_policy (default "first")
@@ -60,8 +62,10 @@ var errBadOptions = errors.New("can't set resource graph parameters")
 // recognized members are strings, except reserve_vtx_vec (an integer) and
 // elapse_time (a boolean). Other members are ignored. Any other text, or a
 // recognized member of the wrong JSON type (null included), is an error.
+// Without a load_format member, LoadFormat is "" (InitContext detects it).
 func parseOptions(text string) (Options, error) {
 	o := DefaultOptions()
+	o.LoadFormat = ""
 	var top map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(text))
 	if err := dec.Decode(&top); err != nil || top == nil {
@@ -124,4 +128,72 @@ func knownMatchFormat(f string) bool {
 		}
 	}
 	return false
+}
+
+// DetectLoadFormat guesses the load format of a graph document, as
+// InitContext does when its options have no load_format: JSON is JGF (an
+// RFC 20 R, an object with "execution" and no "graph", is rv1exec); XML is
+// hwloc when its root element is <topology> and GRUG otherwise (GraphML);
+// anything else is GRUG, Fluxion's default. An explicit load_format always
+// wins.
+func DetectLoadFormat(doc string) string {
+	t := strings.TrimLeft(strings.TrimPrefix(doc, "\ufeff"), " \t\r\n")
+	switch {
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["):
+		var top map[string]json.RawMessage
+		if json.Unmarshal([]byte(t), &top) == nil {
+			_, graph := top["graph"]
+			_, exec := top["execution"]
+			if exec && !graph {
+				return "rv1exec"
+			}
+		}
+		return "jgf"
+	case strings.HasPrefix(t, "<"):
+		if xmlRoot(t) == "topology" {
+			return "hwloc"
+		}
+	}
+	return DefaultLoadFormat
+}
+
+// xmlRoot returns the name of the first element of an XML document,
+// skipping the declaration, comments, processing instructions and the
+// document type.
+func xmlRoot(t string) string {
+	for {
+		t = strings.TrimLeft(t, " \t\r\n")
+		switch {
+		case strings.HasPrefix(t, "<?"):
+			i := strings.Index(t, "?>")
+			if i < 0 {
+				return ""
+			}
+			t = t[i+2:]
+		case strings.HasPrefix(t, "<!--"):
+			i := strings.Index(t, "-->")
+			if i < 0 {
+				return ""
+			}
+			t = t[i+3:]
+		case strings.HasPrefix(t, "<!"):
+			i := strings.IndexByte(t, '>')
+			if i < 0 {
+				return ""
+			}
+			t = t[i+1:]
+		case strings.HasPrefix(t, "<"):
+			end := strings.IndexAny(t[1:], " \t\r\n/>")
+			if end < 0 {
+				return t[1:]
+			}
+			name := t[1 : 1+end]
+			if i := strings.IndexByte(name, ':'); i >= 0 {
+				name = name[i+1:]
+			}
+			return name
+		default:
+			return ""
+		}
+	}
 }

@@ -180,7 +180,9 @@ func (cli *ReapiClient) SetRankStatus(ranks string, status string) error {
 		if set.Empty() {
 			return c.fail(op, match.EINVAL, "empty idset string\n", errors.New("empty idset"))
 		}
-		ids = set.Values()
+		// Unknown ranks are ignored: never expand the set (it may name
+		// 2^63 ranks) beyond the graph's.
+		ids = set.Intersect(c.rq.m.KnownRanks()).Values()
 	}
 	c.rq.m.SetRankStatus(ids, st)
 	return nil

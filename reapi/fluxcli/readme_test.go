@@ -49,19 +49,19 @@ func TestFluxionGoReadmeFlow(t *testing.T) {
 	}
 
 	// Info, cancel, info.
-	reserved, mode, at, _, err := cli.Info(int64(jobid))
+	reserved, at, _, mode, err := cli.Info(int64(jobid))
 	if err != nil || reserved || mode != "ALLOCATED" || at != 0 {
 		t.Errorf("Info: %v %q %d %v", reserved, mode, at, err)
 	}
 	if err := cli.Cancel(int64(jobid), false); err != nil {
 		t.Fatalf("Cancel: %v: %s", err, cli.GetErrMsg())
 	}
-	if reserved, mode, _, _, err = cli.Info(int64(jobid)); err != nil || reserved || mode != "CANCELED" {
+	if reserved, _, _, mode, err = cli.Info(int64(jobid)); err != nil || reserved || mode != "CANCELED" {
 		t.Errorf("Info after Cancel: %v %q %v", reserved, mode, err)
 	}
 
 	// Allocate or else reserve until a job is reserved: four fit now.
-	var ids []uint64
+	var ids []int64
 	for i := 0; ; i++ {
 		reserved, _, at, _, jobid, err = cli.MatchAllocate(true, jobspec)
 		if err != nil {
@@ -78,7 +78,7 @@ func TestFluxionGoReadmeFlow(t *testing.T) {
 	if len(ids) != 5 || ids[0] != 2 || ids[4] != 6 || at != 3600 {
 		t.Errorf("jobs %v, the last reserved at %d; want 2..6, reserved at 3600", ids, at)
 	}
-	if reserved, mode, at, _, err = cli.Info(int64(jobid)); err != nil || !reserved || mode != "RESERVED" || at != 3600 {
+	if reserved, at, _, mode, err = cli.Info(int64(jobid)); err != nil || !reserved || mode != "RESERVED" || at != 3600 {
 		t.Errorf("Info(reserved) = %v %q %d %v", reserved, mode, at, err)
 	}
 
@@ -112,13 +112,20 @@ func TestFluxionGoReadmeFlow(t *testing.T) {
 	}
 }
 
-// fluxion-go's README passes "{}" as options with a JGF graph. Following
-// api.md, "{}" selects the grug reader, which cannot read JGF.
-func TestReadmeEmptyOptionsMeanGRUG(t *testing.T) {
+// fluxion-go's README passes "{}" as options with a JGF graph: without a
+// load_format the format is detected, so that works; an explicit
+// load_format still wins.
+func TestReadmeEmptyOptionsDetectJGF(t *testing.T) {
 	cli := fluxcli.NewReapiClient()
-	err := cli.InitContext(clusterJGF(t, 1, 1), "{}")
+	if err := cli.InitContext(clusterJGF(t, 1, 1), "{}"); err != nil {
+		t.Fatalf("InitContext(JGF, {}) = %v: %s", err, cli.GetErrMsg())
+	}
+	if o, _ := cli.Options(); o.LoadFormat != "jgf" {
+		t.Errorf("detected load format %q, want jgf", o.LoadFormat)
+	}
+	err := cli.InitContext(clusterJGF(t, 1, 1), `{"load_format": "grug"}`)
 	if !errors.Is(err, fluxcli.ErrInvalid) {
-		t.Fatalf("InitContext(JGF, {}) = %v, want a grug reader error", err)
+		t.Fatalf("InitContext(JGF, grug) = %v, want a grug reader error", err)
 	}
 	want := "reapi_cli_initialize: Runtime error: resource_query_t: ERROR: error in reading grug string; \nERROR: error generating resources\n"
 	if got := cli.GetErrMsg(); got != want {

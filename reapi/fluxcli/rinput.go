@@ -93,10 +93,13 @@ func classifyUpdate(R, loadFormat string) (in *rInput, errno match.Errno, msg st
 		in.reader = "rv1exec"
 		return in, 0, "", nil
 	}
-	switch loadFormat {
-	case "jgf", "jgf_shorthand":
+	switch {
+	case loadFormat == "jgf_shorthand":
 		in.reader = loadFormat
-	case "rv1exec", "rv1exec_force":
+	case loadFormat == "jgf" || isBareJGF(top):
+		// Older Fluxion read a bare JGF R whatever the load format.
+		in.reader = "jgf"
+	case loadFormat == "rv1exec" || loadFormat == "rv1exec_force":
 		in.reader = "rv1exec"
 	default:
 		err := fmt.Errorf("the %s reader cannot read an R", loadFormat)
@@ -132,6 +135,11 @@ func classifyPartial(R string) (in *rInput, errno match.Errno, msg string, cause
 	in = &rInput{reader: "rv1exec", data: []byte(R)}
 	var top map[string]json.RawMessage
 	if json.Unmarshal([]byte(R), &top) == nil {
+		if isBareJGF(top) {
+			// Older Fluxion read a bare JGF R; today's reads rv1exec and
+			// fails.
+			in.reader = "jgf"
+		}
 		if sched, ok := top["scheduling"]; ok {
 			r, err := schedReader(sched)
 			if err != nil {
@@ -174,4 +182,12 @@ func (in *rInput) partialCancel(m *match.Matcher, id uint64) (bool, error) {
 		return false, err
 	}
 	return m.PartialCancelJGF(id, doc)
+}
+
+// isBareJGF reports whether an R is a JGF document itself (a "graph"
+// object, no RFC 20 "execution" part).
+func isBareJGF(top map[string]json.RawMessage) bool {
+	g := bytes.TrimSpace(top["graph"])
+	_, exec := top["execution"]
+	return len(g) > 0 && g[0] == '{' && !exec
 }

@@ -10,11 +10,13 @@
 //
 //	"github.com/gofluxion/gofluxion/reapi/types"
 //
-// The package name (types), the type (MatchType), the constant names
-// (MatchAllocate, MatchAllocateOrElseReserve,
-// MatchAllocateWithSatisfiability, MatchSatisfiability) and String stay
-// the same. This package adds MatchUnknown, MatchWithoutAllocating,
-// MatchWithoutAllocatingFuture, Valid and ParseMatchType.
+// The package name (types), the type (MatchType), the constants
+// (MatchUnknown 0, MatchAllocate 1, MatchAllocateWithSatisfiability 2,
+// MatchAllocateOrElseReserve 3, MatchSatisfiability 4) and String's
+// texts ("unknown", "allocate", "allocate with satisfiability",
+// "allocate or else reserve", "satisfiability") are fluxion-go's. This
+// package adds MatchWithoutAllocating, MatchWithoutAllocatingFuture,
+// Valid and ParseMatchType.
 //
 // The numeric values follow Fluxion's C enumeration match_op_t (0 is not
 // an operation); code that only uses the named constants does not depend

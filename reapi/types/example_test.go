@@ -12,13 +12,13 @@ func ExampleMatchType_String() {
 	}
 	// Output:
 	// 1 allocate
-	// 3 allocate_orelse_reserve
+	// 3 allocate or else reserve
 	// 4 satisfiability
 	// 0 unknown
 }
 
 func ExampleParseMatchType() {
-	m, ok := types.ParseMatchType("allocate_with_satisfiability")
+	m, ok := types.ParseMatchType("allocate with satisfiability")
 	fmt.Println(m == types.MatchAllocateWithSatisfiability, ok)
 	// Output: true true
 }

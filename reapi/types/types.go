@@ -21,8 +21,12 @@ const (
 	// MatchSatisfiability only checks whether the request could ever be
 	// met by the graph; nothing is booked and no job id is consumed.
 	MatchSatisfiability
+
+	// The two operations below are gofluxion's additions (Fluxion's C API
+	// has them; fluxion-go does not).
+
 	// MatchWithoutAllocating selects resources now without booking them;
-	// the job id is 2^64-1 and no job id is consumed.
+	// the job id is -1 (2^64-1 unsigned) and no job id is consumed.
 	MatchWithoutAllocating
 	// MatchWithoutAllocatingFuture selects resources now or at the earliest
 	// later time they are free, without booking them.
@@ -30,6 +34,17 @@ const (
 )
 
 var names = [...]string{
+	MatchUnknown:                    "unknown",
+	MatchAllocate:                   "allocate",
+	MatchAllocateWithSatisfiability: "allocate with satisfiability",
+	MatchAllocateOrElseReserve:      "allocate or else reserve",
+	MatchSatisfiability:             "satisfiability",
+	MatchWithoutAllocating:          "without allocating",
+	MatchWithoutAllocatingFuture:    "without allocating future",
+}
+
+// rqNames are resource-query's spellings, which ParseMatchType accepts too.
+var rqNames = [...]string{
 	MatchAllocate:                   "allocate",
 	MatchAllocateWithSatisfiability: "allocate_with_satisfiability",
 	MatchAllocateOrElseReserve:      "allocate_orelse_reserve",
@@ -38,10 +53,12 @@ var names = [...]string{
 	MatchWithoutAllocatingFuture:    "without_allocating_future",
 }
 
-// String returns the operation's name as resource-query spells it
-// ("allocate", "allocate_orelse_reserve", ...), or "unknown".
+// String returns fluxion-go's name of the operation: "allocate",
+// "allocate with satisfiability", "allocate or else reserve",
+// "satisfiability" (and "without allocating", "without allocating
+// future" for the two operations fluxion-go lacks), or "unknown".
 func (m MatchType) String() string {
-	if m <= MatchUnknown || int(m) >= len(names) {
+	if !m.Valid() {
 		return "unknown"
 	}
 	return names[m]
@@ -50,11 +67,13 @@ func (m MatchType) String() string {
 // Valid reports whether m is one of the operations.
 func (m MatchType) Valid() bool { return m > MatchUnknown && int(m) < len(names) }
 
-// ParseMatchType returns the operation named s (String's spelling).
+// ParseMatchType returns the operation named s, in String's spelling or
+// resource-query's ("allocate_orelse_reserve").
 func ParseMatchType(s string) (MatchType, bool) {
-	for i, n := range names {
-		if n != "" && n == s {
-			return MatchType(i), true
+	for i := range names {
+		m := MatchType(i)
+		if m.Valid() && (names[i] == s || rqNames[i] == s) {
+			return m, true
 		}
 	}
 	return MatchUnknown, false

@@ -14,11 +14,11 @@ func TestMatchTypeString(t *testing.T) {
 	}{
 		{types.MatchUnknown, "unknown", false},
 		{types.MatchAllocate, "allocate", true},
-		{types.MatchAllocateWithSatisfiability, "allocate_with_satisfiability", true},
-		{types.MatchAllocateOrElseReserve, "allocate_orelse_reserve", true},
+		{types.MatchAllocateWithSatisfiability, "allocate with satisfiability", true},
+		{types.MatchAllocateOrElseReserve, "allocate or else reserve", true},
 		{types.MatchSatisfiability, "satisfiability", true},
-		{types.MatchWithoutAllocating, "without_allocating", true},
-		{types.MatchWithoutAllocatingFuture, "without_allocating_future", true},
+		{types.MatchWithoutAllocating, "without allocating", true},
+		{types.MatchWithoutAllocatingFuture, "without allocating future", true},
 		{types.MatchType(-1), "unknown", false},
 		{types.MatchType(7), "unknown", false},
 		{types.MatchType(1 << 20), "unknown", false},
@@ -58,9 +58,22 @@ func TestMatchTypeValues(t *testing.T) {
 }
 
 func TestParseMatchTypeRejects(t *testing.T) {
-	for _, s := range []string{"", "unknown", "Allocate", "allocate ", "reserve", "match"} {
+	for _, s := range []string{"", "unknown", "Allocate", "allocate ", "reserve", "match", "allocate_or_else_reserve"} {
 		if m, ok := types.ParseMatchType(s); ok || m != types.MatchUnknown {
 			t.Errorf("ParseMatchType(%q) = %v, %v; want MatchUnknown, false", s, m, ok)
+		}
+	}
+}
+
+// resource-query's spellings parse too.
+func TestParseMatchTypeResourceQuerySpelling(t *testing.T) {
+	for s, want := range map[string]types.MatchType{
+		"allocate_orelse_reserve":      types.MatchAllocateOrElseReserve,
+		"allocate_with_satisfiability": types.MatchAllocateWithSatisfiability,
+		"without_allocating_future":    types.MatchWithoutAllocatingFuture,
+	} {
+		if m, ok := types.ParseMatchType(s); !ok || m != want {
+			t.Errorf("ParseMatchType(%q) = %v, %v", s, m, ok)
 		}
 	}
 }

@@ -1,0 +1,275 @@
+package client_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/service/client"
+	"github.com/gofluxion/gofluxion/service/internal/testserver"
+	"github.com/gofluxion/gofluxion/service/internal/wire"
+)
+
+func demo() (*gofluxion.Matcher, error) {
+	return gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+}
+
+func startRemote(t *testing.T) *client.Client {
+	t.Helper()
+	s, err := testserver.Start(t.TempDir(), demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	c, err := client.Dial([]string{s.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func spec(t *testing.T, m gofluxion.Interface, y string) *jobspec.Jobspec {
+	t.Helper()
+	js, err := m.ParseJobspec([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+const socketJob = `version: 1
+resources: [{type: node, count: 1, with: [{type: slot, count: 1, label: default, with: [{type: socket, count: 1, with: [{type: core, count: %d}]}]}]}]
+attributes: {system: {duration: %d}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`
+
+// errKind names the sentinel an error wraps.
+func errKind(err error) string {
+	for _, s := range []error{gofluxion.ErrBusy, gofluxion.ErrUnsatisfiable, gofluxion.ErrInvalid, gofluxion.ErrNotFound, gofluxion.ErrExists} {
+		if errors.Is(err, s) {
+			return s.Error()
+		}
+	}
+	if err != nil {
+		return "other: " + err.Error()
+	}
+	return ""
+}
+
+// errText is the error's kind and text (errors read the same remotely).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return errKind(err) + ": " + err.Error()
+}
+
+// TestInterfaceDifferential runs the same random operations through
+// gofluxion.Interface on an in-process Matcher and on the service, and
+// requires the same answers: allocations in every match format, errors
+// (by sentinel and text), job tables, Find outputs, Explain, Status and
+// snapshots that restore to the same state.
+func TestInterfaceDifferential(t *testing.T) {
+	local, _ := demo()
+	remote := startRemote(t)
+	impls := []gofluxion.Interface{local, remote}
+	r := rand.New(rand.NewPCG(1, 2))
+	var ids []uint64
+	for step := range 300 {
+		cores, dur := 1+r.IntN(20), 10+r.IntN(300)
+		at := int64(step * 3)
+		k := r.IntN(10)
+		var out [2]string
+		for i, m := range impls {
+			js := spec(t, m, fmt.Sprintf(socketJob, cores, dur))
+			switch {
+			case k < 5:
+				op := []gofluxion.Op{gofluxion.Allocate, gofluxion.AllocateOrElseReserve, gofluxion.AllocateWithSatisfiability, gofluxion.WithoutAllocating}[k%4]
+				a, err := m.Match(op, js, at)
+				out[i] = errText(err)
+				if err == nil {
+					for _, f := range gofluxion.MatchFormats() {
+						s, _ := a.Render(f)
+						out[i] += s
+					}
+					out[i] += fmt.Sprint(a.JobID, a.Start, a.End, a.Reserved, len(a.Resources))
+					if i == 0 && a.JobID != 0 {
+						ids = append(ids, a.JobID)
+					}
+				}
+			case k < 7 && len(ids) > 0:
+				err := m.Cancel(ids[(step*7)%len(ids)])
+				out[i] = errText(err)
+			case k < 8:
+				e, err := m.Explain(js, at)
+				out[i] = errKind(err) + fmt.Sprintf("%+v", e)
+			case k < 9:
+				err := m.Satisfiable(spec(t, m, fmt.Sprintf(socketJob, 40, 10)))
+				s, ferr := m.FindAt("sched-now=allocated", "rv1_nosched", at)
+				out[i] = errKind(err) + s + errKind(ferr)
+			default:
+				j, err := m.Info(uint64(step % 20))
+				up, serr := m.Status("/demo0/rack0/node1")
+				out[i] = fmt.Sprint(j.ID, j.State, j.Start, j.End, errKind(err), up, errKind(serr))
+			}
+		}
+		if out[0] != out[1] {
+			t.Fatalf("step %d: in process:\n%s\nremote:\n%s", step, out[0], out[1])
+		}
+	}
+	lj, _ := local.JobTable()
+	rj, err := remote.JobTable()
+	if err != nil || len(lj) != len(rj) {
+		t.Fatalf("job tables: %d vs %d (%v)", len(lj), len(rj), err)
+	}
+	for i := range lj {
+		lj[i].Overhead, rj[i].Overhead = 0, 0
+	}
+	if !reflect.DeepEqual(lj, rj) {
+		t.Fatal("job tables differ")
+	}
+	var buf bytes.Buffer
+	if err := remote.Snapshot(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := gofluxion.Restore(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := back.FindAt("status=up", "jgf", 0)
+	b, _ := local.FindAt("status=up", "jgf", 0)
+	if a != b {
+		t.Fatal("the remote snapshot restores to another state")
+	}
+	// Graph operations (those the Kubernetes plugin uses) agree too.
+	type graphOps interface {
+		Attach([]byte) error
+		Remove(string) error
+		RemoveRanks(string) error
+		SetRankStatus(string, bool) error
+	}
+	node6, _ := local.FindAt("names=node6", "jgf", 0)
+	for _, m := range []graphOps{local, remote} {
+		if err := m.Remove("/demo0/rack1/node6"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetRankStatus("3", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.RemoveRanks("5"); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Attach([]byte(node6)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, crit := range []string{"status=up", "status=down", "sched-now=allocated"} {
+		a, _ := remote.FindAt(crit, "jgf", 0)
+		b, _ := local.FindAt(crit, "jgf", 0)
+		if a != b {
+			t.Fatalf("after graph operations, find %q differs", crit)
+		}
+	}
+	if st, err := remote.Stats(); err != nil || st.Vertices != local.Stat().Vertices || st.Jobs != local.Stat().Jobs {
+		t.Fatalf("stats %+v (%v), local %+v", st, err, local.Stat())
+	}
+	// Errors keep their sentinel across the wire.
+	if err := remote.Cancel(123456); !errors.Is(err, gofluxion.ErrNotFound) {
+		t.Fatalf("cancel of an unknown job: %v", err)
+	}
+}
+
+// TestChildOfRemoteParent nests an in-process child instance in a matcher
+// that runs in the service: the hierarchy needs nothing but the interface
+// between the levels.
+func TestChildOfRemoteParent(t *testing.T) {
+	parent := startRemote(t)
+	a, err := parent.Match(gofluxion.Allocate, spec(t, parent, fmt.Sprintf(socketJob, 8, 1000)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := gofluxion.NewChild(parent, a, gofluxion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := child.Match(gofluxion.Allocate, spec(t, child, fmt.Sprintf(socketJob, 8, 100)), 10); err != nil {
+		t.Fatalf("child match: %v", err)
+	}
+	g, err := child.Grow(spec(t, parent, fmt.Sprintf(socketJob, 4, 0)), 20)
+	if err != nil {
+		t.Fatalf("grow: %v", err)
+	}
+	if j, err := parent.Info(g.JobID); err != nil || j.End != a.End {
+		t.Fatalf("the parent's grow job: %+v %v (grant ends at %d)", j, err, a.End)
+	}
+	var sock string
+	for _, r := range g.Resources {
+		if r.Type == "socket" {
+			sock = r.Path
+		}
+	}
+	if err := child.Shrink(sock); err != nil {
+		t.Fatalf("shrink %s: %v", sock, err)
+	}
+	if _, err := parent.Info(g.JobID); err == nil {
+		if j, _ := parent.Info(g.JobID); j.State != gofluxion.Canceled {
+			t.Fatalf("the grown part is still held: %+v", j)
+		}
+	}
+	if err := child.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := parent.FindAt("sched-now=allocated", "simple", 0); strings.TrimSpace(s) != "" {
+		t.Fatalf("the parent still holds:\n%s", s)
+	}
+}
+
+// TestEncodeJobspec checks that every jobspec of the repository's and
+// Fluxion's corpora that parses encodes to a document that parses back to
+// an equal Jobspec.
+func TestEncodeJobspec(t *testing.T) {
+	var files []string
+	for _, pat := range []string{"../../testdata/jobspecs/*.yaml", "../../../shared/conformance/data/resource/jobspecs/*/*.yaml"} {
+		m, _ := filepath.Glob(pat)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no jobspec corpus")
+	}
+	n := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := jobspec.Parse(data, jobspec.Options{})
+		if err != nil {
+			continue
+		}
+		enc, err := wire.EncodeJobspec(js)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		back, err := jobspec.Parse(enc, jobspec.Options{})
+		if err != nil {
+			t.Fatalf("%s: encoded %s does not parse: %v", f, enc, err)
+		}
+		if !reflect.DeepEqual(js, back) {
+			t.Fatalf("%s: round trip changes the jobspec:\n%+v\n%+v\n%s", f, js, back, enc)
+		}
+		n++
+	}
+	if n < 50 {
+		t.Fatalf("only %d jobspecs parsed", n)
+	}
+	t.Logf("%d jobspecs round-trip", n)
+}

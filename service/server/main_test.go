@@ -1,0 +1,115 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gofluxion/gofluxion/service/client"
+	"github.com/gofluxion/gofluxion/service/server"
+)
+
+// The process tests run gofluxiond as a child process: the test binary
+// itself, re-executed with GOFLUXIOND_MAIN=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOFLUXIOND_MAIN") == "1" {
+		os.Exit(server.Main(os.Args[1:], os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// freePort returns a loopback address that was free a moment ago.
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// daemon is one gofluxiond child process.
+type daemon struct {
+	t    testing.TB
+	args []string
+	addr string
+	cmd  *exec.Cmd
+	log  *syncBuf
+	done chan struct{}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startDaemon(t testing.TB, addr string, args ...string) *daemon {
+	t.Helper()
+	d := &daemon{t: t, args: append([]string{"-listen", addr}, args...), addr: addr, log: &syncBuf{}}
+	d.start()
+	t.Cleanup(func() { d.kill(syscall.SIGKILL) })
+	return d
+}
+
+func (d *daemon) start() {
+	d.t.Helper()
+	cmd := exec.Command(os.Args[0], d.args...)
+	cmd.Env = append(os.Environ(), "GOFLUXIOND_MAIN=1")
+	cmd.Stderr = d.log
+	if err := cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.cmd, d.done = cmd, make(chan struct{})
+	go func() { cmd.Wait(); close(d.done) }()
+}
+
+// kill sends sig and waits for the process to end.
+func (d *daemon) kill(sig syscall.Signal) {
+	if d.cmd == nil {
+		return
+	}
+	_ = d.cmd.Process.Signal(sig)
+	select {
+	case <-d.done:
+	case <-time.After(30 * time.Second):
+		d.cmd.Process.Kill()
+		<-d.done
+	}
+	d.cmd = nil
+}
+
+// waitServing waits until the daemon answers Cluster.
+func (d *daemon) waitServing(timeout time.Duration) {
+	d.t.Helper()
+	c, err := client.Dial([]string{d.addr}, client.Options{Timeout: timeout, AttemptTimeout: time.Second})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Cluster(context.Background()); err != nil {
+		d.t.Fatalf("%s not serving: %v\n%s", d.addr, err, d.log.String())
+	}
+}
+
+func (d *daemon) String() string { return fmt.Sprintf("gofluxiond %s", strings.Join(d.args, " ")) }

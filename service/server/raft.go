@@ -1,0 +1,368 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/service/pb"
+	"github.com/gofluxion/gofluxion/service/state"
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+)
+
+// Replicated mode: the state machine behind hashicorp/raft. Every
+// mutating operation is a log entry (the Op's protobuf encoding), which
+// the FSM applies to the matcher on every replica once it is committed;
+// FSM snapshots are the state machine's snapshot (Matcher.Snapshot with
+// the applied index and the session table). The log and stable store is
+// raft-boltdb (fsync on every append), snapshots go to files.
+
+// Peer is a replica: its Raft id, Raft address and gRPC address.
+type Peer struct {
+	ID, RaftAddr, GRPCAddr string
+}
+
+// ReplicatedOptions configure a Replicated backend.
+type ReplicatedOptions struct {
+	ID       string
+	Dir      string
+	RaftAddr string // address to bind for Raft
+	// RaftAdvertise is the address other replicas reach this one at, a
+	// host name allowed (a StatefulSet pod's DNS name); default RaftAddr.
+	RaftAdvertise string
+	GRPCAddr      string // this replica's gRPC address, for leader hints
+	// Bootstrap, on a replica without state, creates the cluster with
+	// Peers as its first configuration (give every founding replica the
+	// same list). Replicas added later start without it and are joined.
+	Bootstrap bool
+	Peers     []Peer
+	// Initial builds the matcher every replica starts from before it
+	// applies the log (all replicas must build the same one).
+	Initial func() (*gofluxion.Matcher, error)
+	// SnapshotThreshold is the number of log entries between FSM
+	// snapshots (raft's default 8192 when 0).
+	SnapshotThreshold uint64
+	// TrailingLogs is the number of entries kept after a snapshot
+	// (raft's default 10240 when 0).
+	TrailingLogs uint64
+	// Timeouts: heartbeat/election (default 1s, raft's) and lease.
+	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout time.Duration
+	ApplyTimeout                                          time.Duration // default 10s
+	LogLevel                                              string        // hclog level, default "warn"
+	Metrics                                               *Metrics
+
+	// For tests: an existing transport and stores (in memory).
+	Transport raft.Transport
+	Logs      raft.LogStore
+	Stable    raft.StableStore
+	Snaps     raft.SnapshotStore
+}
+
+// Replicated is the Raft backend.
+type Replicated struct {
+	opts  ReplicatedOptions
+	r     *raft.Raft
+	st    *state.State
+	bolt  *raftboltdb.BoltStore
+	trans raft.Transport
+	mu    sync.Mutex
+	grpc  map[string]string // replica id -> gRPC address (hints only)
+}
+
+type fsm struct{ st *state.State }
+
+func (f *fsm) Apply(l *raft.Log) any {
+	if l.Type != raft.LogCommand {
+		return nil
+	}
+	op := &pb.Op{}
+	if err := proto.Unmarshal(l.Data, op); err != nil {
+		// Every replica fails it the same way.
+		return &pb.Result{Index: l.Index, Error: &pb.Error{Kind: "invalid", Message: "undecodable log entry: " + err.Error()}}
+	}
+	return f.st.Apply(l.Index, op)
+}
+
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) { return &fsmSnap{f.st.Freeze()}, nil }
+
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	return f.st.Restore(rc)
+}
+
+type fsmSnap struct{ fr *state.Frozen }
+
+func (s *fsmSnap) Persist(sink raft.SnapshotSink) error {
+	if err := s.fr.Write(sink); err != nil {
+		sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+func (s *fsmSnap) Release() {}
+
+// OpenReplicated starts a replica.
+func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
+	if o.ApplyTimeout == 0 {
+		o.ApplyTimeout = 10 * time.Second
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = "warn"
+	}
+	if o.Initial == nil {
+		return nil, errors.New("no initial graph")
+	}
+	m, err := o.Initial()
+	if err != nil {
+		return nil, err
+	}
+	b := &Replicated{opts: o, st: state.New(m), grpc: map[string]string{}}
+	for _, p := range o.Peers {
+		b.grpc[p.ID] = p.GRPCAddr
+	}
+	b.grpc[o.ID] = o.GRPCAddr
+	logger := hclog.New(&hclog.LoggerOptions{Name: "raft-" + o.ID, Level: hclog.LevelFromString(o.LogLevel), Output: os.Stderr})
+	conf := raft.DefaultConfig()
+	conf.LocalID = raft.ServerID(o.ID)
+	conf.Logger = logger
+	if o.SnapshotThreshold > 0 {
+		conf.SnapshotThreshold = o.SnapshotThreshold
+	}
+	if o.TrailingLogs > 0 {
+		conf.TrailingLogs = o.TrailingLogs
+	}
+	if o.HeartbeatTimeout > 0 {
+		conf.HeartbeatTimeout = o.HeartbeatTimeout
+	}
+	if o.ElectionTimeout > 0 {
+		conf.ElectionTimeout = o.ElectionTimeout
+	}
+	if o.LeaderLeaseTimeout > 0 {
+		conf.LeaderLeaseTimeout = o.LeaderLeaseTimeout
+	}
+	logs, stable, snaps, trans := o.Logs, o.Stable, o.Snaps, o.Transport
+	if logs == nil {
+		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+			return nil, err
+		}
+		bs, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(o.Dir, "raft.db")})
+		if err != nil {
+			return nil, err
+		}
+		b.bolt = bs
+		logs, stable = bs, bs
+		if snaps, err = raft.NewFileSnapshotStoreWithLogger(o.Dir, 2, logger); err != nil {
+			return nil, err
+		}
+		if o.RaftAdvertise == "" {
+			trans, err = raft.NewTCPTransportWithLogger(o.RaftAddr, nil, 3, 10*time.Second, logger)
+		} else {
+			trans, err = namedTransport(o.RaftAddr, o.RaftAdvertise, logger)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.trans = trans
+	if o.Bootstrap {
+		has, err := raft.HasExistingState(logs, stable, snaps)
+		if err != nil {
+			return nil, err
+		}
+		if !has {
+			var cfg raft.Configuration
+			for _, p := range o.Peers {
+				cfg.Servers = append(cfg.Servers, raft.Server{ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.RaftAddr)})
+			}
+			if len(cfg.Servers) == 0 {
+				cfg.Servers = []raft.Server{{ID: conf.LocalID, Address: trans.LocalAddr()}}
+			}
+			if err := raft.BootstrapCluster(conf, logs, stable, snaps, trans, cfg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r, err := raft.NewRaft(conf, &fsm{b.st}, logs, stable, snaps, trans)
+	if err != nil {
+		return nil, err
+	}
+	b.r = r
+	return b, nil
+}
+
+// Raft returns the raft instance (tests, tools).
+func (b *Replicated) Raft() *raft.Raft { return b.r }
+
+// State returns the state machine.
+func (b *Replicated) State() *state.State { return b.st }
+
+func (b *Replicated) notLeader() error {
+	_, id := b.r.LeaderWithID()
+	b.mu.Lock()
+	addr := b.grpc[string(id)]
+	b.mu.Unlock()
+	return leaderError(string(id), addr)
+}
+
+// Apply implements Backend.
+func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
+	if b.r.State() != raft.Leader {
+		return nil, b.notLeader()
+	}
+	data, err := proto.Marshal(op)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	timeout := b.opts.ApplyTimeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(d))
+	}
+	f := b.r.Apply(data, timeout)
+	if err := f.Error(); err != nil {
+		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrLeadershipTransferInProgress) {
+			// Lost leadership: the entry may still commit under the next
+			// leader; the client's retry (same seq) gets its result then.
+			return nil, b.notLeader()
+		}
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	res, ok := f.Response().(*pb.Result)
+	if !ok {
+		return nil, status.Error(codes.Internal, "no result from the state machine")
+	}
+	return res, nil
+}
+
+// Read implements Backend. A leader read first confirms leadership with
+// a quorum (VerifyLeader) and waits until the FSM has applied everything
+// committed, so it sees every acknowledged operation (linearizable). A
+// stale read answers from this replica's state as it is.
+func (b *Replicated) Read(ctx context.Context, stale bool) (*state.State, error) {
+	if stale {
+		return b.st, nil
+	}
+	if b.r.State() != raft.Leader {
+		return nil, b.notLeader()
+	}
+	if err := b.r.VerifyLeader().Error(); err != nil {
+		return nil, b.notLeader()
+	}
+	commit := b.r.CommitIndex()
+	for b.r.AppliedIndex() < commit {
+		select {
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return b.st, nil
+}
+
+// Cluster implements Backend.
+func (b *Replicated) Cluster() *pb.ClusterInfo {
+	laddr, lid := b.r.LeaderWithID()
+	_ = laddr
+	b.mu.Lock()
+	info := &pb.ClusterInfo{Id: b.opts.ID, Mode: "raft", State: b.r.State().String(), LeaderId: string(lid),
+		LeaderAddress: b.grpc[string(lid)], AppliedIndex: b.st.Applied()}
+	b.mu.Unlock()
+	if f := b.r.GetConfiguration(); f.Error() == nil {
+		for _, s := range f.Configuration().Servers {
+			info.Members = append(info.Members, &pb.Member{Id: string(s.ID), RaftAddress: string(s.Address), Suffrage: s.Suffrage.String()})
+		}
+	}
+	slices.SortFunc(info.Members, func(a, b *pb.Member) int {
+		switch {
+		case a.Id < b.Id:
+			return -1
+		case a.Id > b.Id:
+			return 1
+		}
+		return 0
+	})
+	return info
+}
+
+// Join implements Backend: adds a voter (leader only).
+func (b *Replicated) Join(ctx context.Context, id, raftAddr, grpcAddr string) error {
+	if b.r.State() != raft.Leader {
+		return b.notLeader()
+	}
+	if err := b.r.AddVoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, b.opts.ApplyTimeout).Error(); err != nil {
+		return status.Error(codes.Unavailable, fmt.Sprintf("add voter %s: %v", id, err))
+	}
+	b.mu.Lock()
+	b.grpc[id] = grpcAddr
+	b.mu.Unlock()
+	return nil
+}
+
+// Leave implements Backend: removes a replica (leader only).
+func (b *Replicated) Leave(ctx context.Context, id string) error {
+	if b.r.State() != raft.Leader {
+		return b.notLeader()
+	}
+	if err := b.r.RemoveServer(raft.ServerID(id), 0, b.opts.ApplyTimeout).Error(); err != nil {
+		return status.Error(codes.Unavailable, fmt.Sprintf("remove %s: %v", id, err))
+	}
+	return nil
+}
+
+// Ready implements Backend: a leader is known.
+func (b *Replicated) Ready() bool {
+	_, id := b.r.LeaderWithID()
+	return id != ""
+}
+
+// Close implements Backend.
+func (b *Replicated) Close() error {
+	err := b.r.Shutdown().Error()
+	if c, ok := b.trans.(io.Closer); ok {
+		c.Close()
+	}
+	if b.bolt != nil {
+		err = errors.Join(err, b.bolt.Close())
+	}
+	return err
+}
+
+// namedTransport is raft's TCP transport advertising a host name instead
+// of an IP address, so a replica keeps its address when it comes back
+// with another IP (a Kubernetes pod).
+func namedTransport(bind, advertise string, logger hclog.Logger) (raft.Transport, error) {
+	l, err := net.Listen("tcp", bind)
+	if err != nil {
+		return nil, err
+	}
+	return raft.NewNetworkTransportWithLogger(&namedStream{l, nameAddr(advertise)}, 3, 10*time.Second, logger), nil
+}
+
+type nameAddr string
+
+func (a nameAddr) Network() string { return "tcp" }
+func (a nameAddr) String() string  { return string(a) }
+
+type namedStream struct {
+	net.Listener
+	addr nameAddr
+}
+
+func (s *namedStream) Addr() net.Addr { return s.addr }
+
+func (s *namedStream) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	return net.DialTimeout("tcp", string(address), timeout)
+}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/service/pb"
+	"google.golang.org/grpc"
+)
+
+// Main runs gofluxiond with the given arguments (without the program
+// name) until SIGINT or SIGTERM; it returns the exit status.
+func Main(args []string, stderr io.Writer) int {
+	c, err := parseArgs(args, stderr)
+	if err != nil {
+		return 2
+	}
+	var (
+		mode, listen, httpAddr, dir, graphFile = &c.mode, &c.listen, &c.httpAddr, &c.dir, &c.graphFile
+		policy, subs, snapEvery, id, raftAddr  = &c.policy, &c.subs, &c.snapEvery, &c.id, &c.raftAddr
+		raftAdv, advertise, bootstrap, peers   = &c.raftAdv, &c.advertise, &c.bootstrap, &c.peers
+		join, logLevel, election               = &c.join, &c.logLevel, &c.election
+	)
+	logger := log.New(stderr, "gofluxiond: ", log.LstdFlags)
+	initial := func() (*gofluxion.Matcher, error) {
+		var g, err = loadGraph(*graphFile, c.types)
+		if err != nil {
+			return nil, err
+		}
+		return gofluxion.New(g, gofluxion.Options{Policy: *policy, Subsystems: *subs, PruneFilters: c.prune})
+	}
+	if *advertise == "" {
+		*advertise = *listen
+	}
+	var b Backend
+	var metrics *Metrics
+	info := func() *pb.ClusterInfo {
+		if b == nil {
+			return &pb.ClusterInfo{}
+		}
+		return b.Cluster()
+	}
+	metrics = NewMetrics(info)
+	switch *mode {
+	case "standalone":
+		s, err := OpenStandalone(StandaloneOptions{Dir: *dir, Initial: initial, SnapshotEvery: *snapEvery, Metrics: metrics})
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		b = s
+	case "raft":
+		if *id == "" {
+			*id = *raftAddr
+		}
+		ps, err := parsePeers(*peers)
+		if err != nil {
+			logger.Print(err)
+			return 2
+		}
+		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, RaftAdvertise: *raftAdv, GRPCAddr: *advertise,
+			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
+			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics})
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		b = r
+	default:
+		logger.Printf("unknown -mode %q (standalone or raft)", *mode)
+		return 2
+	}
+	lis, err := net.Listen("tcp", *listen)
+	if err != nil {
+		logger.Print(err)
+		b.Close()
+		return 1
+	}
+	gs := grpc.NewServer(grpc.MaxRecvMsgSize(maxRecord))
+	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
+	go gs.Serve(lis)
+	var hs *http.Server
+	if *httpAddr != "" {
+		hs = &http.Server{Addr: *httpAddr, Handler: HTTPHandler(b, metrics), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				logger.Print(err)
+			}
+		}()
+	}
+	if *join != "" {
+		ra := *raftAddr
+		if *raftAdv != "" {
+			ra = *raftAdv
+		}
+		go joinCluster(logger, *join, *id, ra, *advertise)
+	}
+	logger.Printf("serving %s mode on %s", *mode, lis.Addr())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	gs.GracefulStop()
+	if hs != nil {
+		hs.Close()
+	}
+	if err := b.Close(); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	return 0
+}
+
+type config struct {
+	mode, listen, httpAddr, dir, graphFile, policy, subs string
+	prune, types                                         string
+	snapEvery                                            int
+	id, raftAddr, raftAdv, advertise, peers, join        string
+	bootstrap                                            bool
+	logLevel                                             string
+	election                                             time.Duration
+}
+
+// parseArgs parses gofluxiond's command line.
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("gofluxiond", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.mode, "mode", "standalone", "standalone (journal on local disk) or raft (replicated)")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC address")
+	fs.StringVar(&c.httpAddr, "http", "", "HTTP address of /healthz, /readyz and /metrics (empty: none)")
+	fs.StringVar(&c.dir, "data", "gofluxiond-data", "state directory")
+	fs.StringVar(&c.graphFile, "graph", "demo", `resource graph: a GRUG (.graphml), JGF (.json) or hwloc (.xml) file, "demo", or "empty" (a cluster0 vertex that Attach grows, as the Kubernetes plugin's)`)
+	fs.StringVar(&c.policy, "policy", "", "match policy (default first)")
+	fs.StringVar(&c.subs, "subsystems", "", "matcher subsystems (default CA)")
+	fs.StringVar(&c.prune, "prune-filters", "", `pruning filters (default "ALL:core,ALL:node")`)
+	fs.StringVar(&c.types, "types", "", `with -graph empty: resource types known before any vertex of them is attached, comma separated (e.g. "node,slot,core,gpu,memory")`)
+	fs.IntVar(&c.snapEvery, "snapshot-every", 0, "operations between snapshots (standalone default 10000; raft default 8192)")
+	fs.StringVar(&c.id, "id", "", "raft: this replica's id (default: the -raft address)")
+	fs.StringVar(&c.raftAddr, "raft", "127.0.0.1:7080", "raft: address the Raft transport binds")
+	fs.StringVar(&c.raftAdv, "raft-advertise", "", "raft: address (a host name allowed) other replicas reach this one's Raft transport at (default -raft)")
+	fs.StringVar(&c.advertise, "advertise", "", "raft: gRPC address other replicas and clients reach this one at (default -listen)")
+	fs.BoolVar(&c.bootstrap, "bootstrap", false, "raft: create the cluster from -peers (on every founding replica; ignored once it has state)")
+	fs.StringVar(&c.peers, "peers", "", "raft: founding replicas as id/raft-address/grpc-address,... (this one included)")
+	fs.StringVar(&c.join, "join", "", "raft: gRPC address of a member to ask to add this replica")
+	fs.StringVar(&c.logLevel, "log-level", "warn", "raft log level")
+	fs.DurationVar(&c.election, "election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "gofluxiond: unexpected arguments %q\n", fs.Args())
+		return nil, fmt.Errorf("unexpected arguments")
+	}
+	if _, err := parsePeers(c.peers); err != nil {
+		fmt.Fprintln(stderr, "gofluxiond:", err)
+		return nil, err
+	}
+	return c, nil
+}
+
+func loadGraph(file, types string) (g *graphT, err error) {
+	switch file {
+	case "demo":
+		return gofluxion.DemoGraph(), nil
+	case "empty":
+		b := graph.NewBuilder()
+		b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithRank(-1))
+		g := b.Graph()
+		for _, t := range strings.Split(types, ",") {
+			if t != "" {
+				g.Type(t)
+			}
+		}
+		return g, nil
+	}
+	return gofluxion.ReadGraphFile(file)
+}
+
+func parsePeers(s string) ([]Peer, error) {
+	var out []Peer
+	for _, p := range strings.Split(s, ",") {
+		if p == "" {
+			continue
+		}
+		f := strings.Split(p, "/")
+		if len(f) != 3 {
+			return nil, fmt.Errorf("peer %q is not id/raft-address/grpc-address", p)
+		}
+		out = append(out, Peer{ID: f[0], RaftAddr: f[1], GRPCAddr: f[2]})
+	}
+	return out, nil
+}
+
+// joinCluster asks the member at addr (or the leader it names) to add this
+// replica, until it succeeds.
+func joinCluster(logger *log.Logger, addr, id, raftAddr, grpcAddr string) {
+	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecureCreds()))
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			var tr trailer
+			_, err = pb.NewMatcherClient(cc).Join(ctx, &pb.JoinRequest{Id: id, RaftAddress: raftAddr, GrpcAddress: grpcAddr}, tr.opt())
+			cancel()
+			cc.Close()
+			if err == nil {
+				logger.Printf("joined the cluster through %s", addr)
+				return
+			}
+			if l := tr.leader(); l != "" {
+				addr = l
+			}
+		}
+		logger.Printf("join through %s: %v (retrying)", addr, err)
+		time.Sleep(delay)
+	}
+}
