@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+
+	"github.com/gofluxion/gofluxion"
 )
 
 const (
@@ -658,5 +661,36 @@ func TestMetrics(t *testing.T) {
 		if !got[n] {
 			t.Errorf("metric %s not registered", n)
 		}
+	}
+}
+
+// countingMatcher wraps the in-process matcher behind the seam.
+type countingMatcher struct {
+	Matcher
+	matches int
+}
+
+func (m *countingMatcher) Match(op gofluxion.Op, js []byte, id uint64, at int64) (*MatchResult, error) {
+	m.matches++
+	return m.Matcher.Match(op, js, id, at)
+}
+
+// Every match goes through plugin.Matcher: another implementation can
+// stand in for the in-process one.
+func TestMatcherSeam(t *testing.T) {
+	a := &Args{}
+	a.SetDefaults()
+	lm, err := newLocalMatcher(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &countingMatcher{Matcher: lm}
+	c := NewClusterWith(a, cm, klog.Background())
+	addNodes(c, node("n0", 4, 4, 0), node("n1", 4, 4, 0))
+	if _, err := c.Place("default/g", gangPods("g", 2, 1000, 0, 0), nil); err != nil || cm.matches != 1 {
+		t.Fatalf("%v, %d matches", err, cm.matches)
+	}
+	if c.Stats().Vertices != lm.Vertices() {
+		t.Error("stats not from the seam")
 	}
 }
