@@ -127,6 +127,21 @@ type Graph struct {
 	// nodeRank is the next rank given to a node vertex by loaders that
 	// number nodes in creation order.
 	nodeRank int64
+	// gen counts structural changes (vertices, edges, subsystems, vertex
+	// properties set through SetProperty), so that derived orders can be
+	// cached until the graph changes.
+	gen uint64
+}
+
+// Gen returns the graph's generation: it changes whenever a vertex or edge
+// is added, removed or retagged, or a property is set with SetProperty.
+func (g *Graph) Gen() uint64 { return g.gen }
+
+// SetProperty sets property key of v (see Vertex.SetProp) and advances the
+// generation, so that matchers see the change.
+func (g *Graph) SetProperty(v VertexID, key, value string) {
+	g.vertices[v].SetProp(key, value)
+	g.gen++
 }
 
 // New returns an empty graph with the fixed interning prefixes.
@@ -254,6 +269,7 @@ func (g *Graph) RootSubsystems() []SubsystemID {
 // AddVertex appends v and indexes it by type, name, rank and every path.
 func (g *Graph) AddVertex(v Vertex) VertexID {
 	id := VertexID(len(g.vertices))
+	g.gen++
 	g.vertices = append(g.vertices, v)
 	g.out = append(g.out, nil)
 	g.in = append(g.in, nil)
@@ -285,6 +301,7 @@ func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
 // AddEdge creates a new edge src→dst in subsystem s.
 func (g *Graph) AddEdge(src, dst VertexID, s SubsystemID) EdgeID {
 	e := EdgeID(len(g.edges))
+	g.gen++
 	g.edges = append(g.edges, Edge{Src: src, Dst: dst, Subsystem: s})
 	g.out[src] = append(g.out[src], Half{e, dst, s})
 	g.in[dst] = append(g.in[dst], Half{e, src, s})
@@ -304,6 +321,7 @@ func (g *Graph) FindEdge(src, dst VertexID) (EdgeID, bool) {
 // SetEdgeSubsystem retags edge e (GRUG reuses an existing edge this way).
 func (g *Graph) SetEdgeSubsystem(e EdgeID, s SubsystemID) {
 	ed := &g.edges[e]
+	g.gen++
 	ed.Subsystem = s
 	for i := range g.out[ed.Src] {
 		if g.out[ed.Src][i].Edge == e {
@@ -324,6 +342,7 @@ func (g *Graph) RemoveEdge(e EdgeID) {
 		return
 	}
 	ed.dead = true
+	g.gen++
 	g.out[ed.Src] = slices.DeleteFunc(g.out[ed.Src], func(h Half) bool { return h.Edge == e })
 	g.in[ed.Dst] = slices.DeleteFunc(g.in[ed.Dst], func(h Half) bool { return h.Edge == e })
 }
@@ -338,6 +357,7 @@ func (g *Graph) Unindex(v VertexID) {
 	for len(g.in[v]) > 0 {
 		g.RemoveEdge(g.in[v][0].Edge)
 	}
+	g.gen++
 	vx := &g.vertices[v]
 	for _, p := range vx.Paths {
 		delete(g.byPath, p.Path)
@@ -439,6 +459,7 @@ func (g *Graph) Clone() *Graph {
 		byRank:     cloneIndex(g.byRank),
 		byPath:     cloneIndex(g.byPath),
 		nodeRank:   g.nodeRank,
+		gen:        g.gen,
 	}
 	np, nq := 0, 0
 	for i := range g.vertices {
@@ -491,4 +512,44 @@ func cloneIndex[K comparable](m map[K][]VertexID) map[K][]VertexID {
 		c[k] = all[len(all)-len(l) : len(all) : len(all)]
 	}
 	return c
+}
+
+// MaxDepth is the hard ceiling on the depth of a resource graph (edges from
+// a subsystem root to its deepest vertex) that the matcher walks: its walks
+// recurse once per level, so no graph, however it was built, may make that
+// recursion unbounded. Readers refuse deeper inputs much earlier, by
+// default at DefaultMaxDepth (ReadLimits.MaxDepth); a reader limit raised
+// above MaxDepth still meets this one when the graph is matched.
+const MaxDepth = 1 << 14
+
+// Depth returns the length of the longest path from the root of subsystem
+// s following edges of s, or -1 if s has no root. It walks iteratively
+// and tolerates cycles (a vertex is expanded once).
+func (g *Graph) Depth(s SubsystemID) int {
+	root := g.Root(s)
+	if root == NoVertex {
+		return -1
+	}
+	depth := make([]int32, len(g.vertices))
+	for i := range depth {
+		depth[i] = -1
+	}
+	depth[root] = 0
+	queue := []VertexID{root}
+	max := 0
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, h := range g.out[v] {
+			if h.Subsystem != s || depth[h.Other] >= 0 {
+				continue
+			}
+			depth[h.Other] = depth[v] + 1
+			if int(depth[h.Other]) > max {
+				max = int(depth[h.Other])
+			}
+			queue = append(queue, h.Other)
+		}
+	}
+	return max
 }

@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gofluxion/gofluxion/graph"
 )
@@ -15,16 +16,23 @@ func (m *Matcher) Cancel(job uint64) error {
 	root := m.g.Root(m.dom)
 	var rc int
 	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
-		if !m.opts.FluxionFailures {
-			// The walk below can only fail on a filter span that is gone,
-			// which Fluxion's half-done operations leave; check first.
-			m.resetColors()
-			if v := m.cancelCheck(root, job); v != graph.NoVertex {
-				return &Error{Op: "cancel", Errno: EINVAL, Msg: fmt.Sprintf("cancel: can't find the filter span of job %d at %s.\n", job, m.g.V(v).Name)}
-			}
-		}
 		m.resetColors()
-		rc = m.cancelDFV(root, job)
+		// The job's vertex index does the walk's work in O(size of the
+		// job); it declines, changing nothing, where a filter span is gone
+		// (which only Fluxion's half-done operations leave), and the walk
+		// below reproduces what Fluxion does then.
+		if m.exhaustive || !m.cancelIndexed(job) {
+			if !m.opts.FluxionFailures {
+				// The walk can only fail on a filter span that is gone;
+				// check first.
+				m.resetColors()
+				if v := m.cancelCheck(root, job); v != graph.NoVertex {
+					return &Error{Op: "cancel", Errno: EINVAL, Msg: fmt.Sprintf("cancel: can't find the filter span of job %d at %s.\n", job, m.g.V(v).Name)}
+				}
+			}
+			m.resetColors()
+			rc = m.cancelDFV(root, job)
+		}
 	} else if m.opts.FluxionFailures && m.taggedBelowRoot(job) {
 		// A job the root no longer carries but other vertices still do
 		// (after a partial release or a rank removal gave the root's
@@ -33,10 +41,11 @@ func (m *Matcher) Cancel(job uint64) error {
 		// dominant subsystem, upstream t3023-004).
 		return &Error{Op: "cancel", Errno: EINVAL, Msg: fmt.Sprintf("cancel: job %d is tagged below the root only.\n", job)}
 	} else {
-		for v := range m.jobs {
-			m.dropSpans(graph.VertexID(v), job)
+		for _, v := range m.jobVertices(job) {
+			m.dropSpans(v, job)
 		}
 	}
+	m.compactJob(job)
 	m.preTotal, m.postTotal = m.pre, m.post
 	if rc != 0 {
 		return &Error{Op: "cancel", Errno: m.errno, Msg: m.msg.String()}
@@ -98,6 +107,209 @@ func (m *Matcher) cancelDFV(u graph.VertexID, job uint64) int {
 	return 0
 }
 
+// cancelIndexed is cancelDFV in O(size of the job): it visits only the
+// vertices the job holds, in the job's vertex index, and computes the
+// walk's visit counts (each tagged vertex reached from the root through
+// tagged vertices is visited, and so is each of its dominant children).
+// It reports false, having changed nothing, when a filter span is missing
+// (the walk's error path): the walk then runs.
+func (m *Matcher) cancelIndexed(job uint64) bool {
+	l := m.jobVertices(job)
+	if l == nil || !m.domTree() {
+		return false
+	}
+	for _, v := range l {
+		rec := m.jobRec(v, job, false)
+		if rec == nil || !rec.tagged || rec.fspan < 0 {
+			continue
+		}
+		if f := m.filt[0][v]; f != nil && !f.HasSpan(rec.fspan) {
+			return false
+		}
+	}
+	root := m.g.Root(m.dom)
+	// Mark the vertices the walk reaches (gray) or not (black).
+	m.gray(0, root)
+	for _, v := range l {
+		m.reach(v, job, root)
+	}
+	m.pre = 1
+	for _, v := range l {
+		if m.colors[0][v] != m.cbase+1 {
+			continue
+		}
+		rec := m.jobRec(v, job, false)
+		if rec == nil || !rec.tagged {
+			continue // a repeated entry, done already
+		}
+		rec.tagged = false
+		if rec.xspan != 0 {
+			m.xchk[v].RemSpan(rec.xspan)
+			rec.xspan = 0
+		}
+		if f := m.filt[0][v]; f != nil && rec.fspan >= 0 {
+			f.RemSpan(rec.fspan)
+			rec.fspan = -1
+		}
+		m.dropSpans(v, job)
+		m.pre += int64(m.domDegree(v))
+		m.post++
+	}
+	return true
+}
+
+// reach marks whether the cancel walk reaches v: v and every dominant
+// ancestor up to the root hold a tagged record of job.
+func (m *Matcher) reach(v graph.VertexID, job uint64, root graph.VertexID) bool {
+	c := m.colors[0][v]
+	switch {
+	case c == m.cbase+1:
+		return true
+	case c == m.cbase+2:
+		return false
+	}
+	ok := false
+	if rec := m.jobRec(v, job, false); rec != nil && rec.tagged {
+		if p := m.domParentOf(v); p != graph.NoVertex {
+			ok = m.reachUp(p, job, root)
+		}
+	}
+	if ok {
+		m.gray(0, v)
+	} else {
+		m.black(0, v)
+	}
+	return ok
+}
+
+// reachUp is reach for ancestors, iterative: it walks up to the first
+// vertex already marked, then marks the path.
+func (m *Matcher) reachUp(p graph.VertexID, job uint64, root graph.VertexID) bool {
+	path := m.work.path[:0]
+	ok := false
+	for {
+		c := m.colors[0][p]
+		if c == m.cbase+1 {
+			ok = true
+			break
+		}
+		if c == m.cbase+2 {
+			break
+		}
+		rec := m.jobRec(p, job, false)
+		if rec == nil || !rec.tagged {
+			break
+		}
+		path = append(path, p)
+		if p = m.domParentOf(p); p == graph.NoVertex {
+			break
+		}
+	}
+	for _, w := range path {
+		if ok {
+			m.gray(0, w)
+		} else {
+			m.black(0, w)
+		}
+	}
+	m.work.path = path[:0]
+	return ok
+}
+
+// noteJobVertex records that job got a record on v.
+func (m *Matcher) noteJobVertex(job uint64, v graph.VertexID) {
+	if m.jobIdx == nil {
+		m.jobIdx = map[uint64]int32{}
+	}
+	i, ok := m.jobIdx[job]
+	if !ok {
+		if n := len(m.vfree); n > 0 {
+			i = m.vfree[n-1]
+			m.vfree = m.vfree[:n-1]
+		} else {
+			i = int32(len(m.vlists))
+			m.vlists = append(m.vlists, nil)
+		}
+		m.jobIdx[job] = i
+	}
+	l := m.vlists[i]
+	if len(l) == cap(l) {
+		// Lists grow inside shared chunks: a new job costs no allocation
+		// of its own.
+		nl := carve(&m.vchunk, max(8, 2*cap(l)))
+		l = append(nl, l...)
+	}
+	m.vlists[i] = append(l, v)
+}
+
+// jobVertices lists the vertices where job got a record (possibly
+// repeated, possibly dropped since).
+func (m *Matcher) jobVertices(job uint64) []graph.VertexID {
+	if i, ok := m.jobIdx[job]; ok {
+		return m.vlists[i]
+	}
+	return nil
+}
+
+// compactJob drops index entries of vertices where job holds no record,
+// and the job's list when none is left.
+func (m *Matcher) compactJob(job uint64) {
+	i, ok := m.jobIdx[job]
+	if !ok {
+		return
+	}
+	l := m.vlists[i][:0]
+	for _, v := range m.vlists[i] {
+		if int(v) < len(m.jobs) && m.jobRec(v, job, false) != nil && !slices.Contains(l, v) {
+			l = append(l, v)
+		}
+	}
+	m.vlists[i] = l
+	if len(l) == 0 {
+		delete(m.jobIdx, job)
+		m.vfree = append(m.vfree, i)
+	}
+}
+
+// domDegree is the number of v's out-edges in the dominant subsystem.
+func (m *Matcher) domDegree(v graph.VertexID) int {
+	b := &m.best
+	if b.degGen != m.g.Gen()+1 || len(b.deg) != m.g.NumVertices() {
+		b.deg = slices.Grow(b.deg[:0], m.g.NumVertices())[:m.g.NumVertices()]
+		for u := range b.deg {
+			n := 0
+			for _, h := range m.g.Out(graph.VertexID(u)) {
+				if h.Subsystem == m.dom {
+					n++
+				}
+			}
+			b.deg[u] = int32(n)
+		}
+		b.degGen = m.g.Gen() + 1
+	}
+	return int(b.deg[v])
+}
+
+// domTree reports whether every vertex has at most one dominant in-edge
+// (cached per graph generation).
+func (m *Matcher) domTree() bool {
+	b := &m.best
+	if b.treeGen != m.g.Gen()+1 {
+		b.isTree = true
+		for v := 0; v < m.g.NumVertices() && b.isTree; v++ {
+			n := 0
+			for _, h := range m.g.In(graph.VertexID(v)) {
+				if h.Subsystem == m.dom {
+					n++
+				}
+			}
+			b.isTree = n <= 1
+		}
+		b.treeGen = m.g.Gen() + 1
+	}
+	return b.isTree
+}
+
 // cancelCheck walks what cancelDFV walks without changing anything and
 // returns the first vertex whose filter span for job is missing, or
 // NoVertex.
@@ -125,9 +337,11 @@ func (m *Matcher) cancelCheck(u graph.VertexID, job uint64) graph.VertexID {
 
 // taggedBelowRoot reports whether some vertex carries job's tag.
 func (m *Matcher) taggedBelowRoot(job uint64) bool {
-	for v := range m.jobs {
-		if rec := m.jobRec(graph.VertexID(v), job, false); rec != nil && rec.tagged {
-			return true
+	for _, v := range m.jobVertices(job) {
+		if int(v) < len(m.jobs) {
+			if rec := m.jobRec(v, job, false); rec != nil && rec.tagged {
+				return true
+			}
 		}
 	}
 	return false

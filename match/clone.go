@@ -30,6 +30,11 @@ func (m *Matcher) Clone() *Matcher {
 		weight:   slices.Clone(s.weight),
 		nodesUp:  s.nodesUp,
 		polExcl:  slices.Clone(s.polExcl),
+		jobIdx:   make(map[uint64]int32, len(s.jobIdx)),
+	}
+	for job, i := range s.jobIdx {
+		c.jobIdx[job] = int32(len(c.vlists))
+		c.vlists = append(c.vlists, slices.Clone(s.vlists[i]))
 	}
 	for i, p := range s.prune {
 		c.prune[i] = pruneConf{anchors: make(map[graph.TypeID][]graph.TypeID, len(p.anchors)), isPrune: slices.Clone(p.isPrune)}

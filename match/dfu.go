@@ -42,6 +42,11 @@ type workspace struct {
 	aggs   []*tcounts // update walk aggregates, by depth
 	tally  []tally
 	scores []int64
+	// The best-first walk's pass-through region: visited vertices, the
+	// path being opened and the opened vertices.
+	pass []passRec
+	path []graph.VertexID
+	open []openRec
 	// stamped lists the edges selected in the current tick; the update
 	// walk sorts it by (source, edge) to find a vertex's selected edges.
 	stamped []srcEdge
@@ -146,6 +151,13 @@ func (m *Matcher) test(u graph.VertexID, resources []*req, pristine bool) (visit
 	}
 	switch {
 	case slotRes != nil && m.applies(u, slotRes):
+		// The best-first slot walk needs u to choose among its slots
+		// itself: a slot request of u's own resource, not a top-level
+		// slot whose candidates merge upwards.
+		m.slotReq = nil
+		if matchRes != nil {
+			m.slotReq = slotRes
+		}
 		return kindSlot, slotRes.with, false, nslots
 	case matchRes != nil:
 		return kindResource, matchRes.with, false, nslots
@@ -499,7 +511,15 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 	}
 	s := m.work.pool.get()
 	defer m.work.pool.put(s)
-	if m.explore(u, 0, shape, pristine, true, s, nslots) != 0 {
+	slot := m.slotReq
+	rc, done := 0, false
+	if m.fast {
+		rc, done = m.exploreSlotBest(u, shape, pristine, s, slot)
+	}
+	if !done {
+		rc = m.explore(u, 0, shape, pristine, true, s, nslots)
+	}
+	if rc != 0 {
 		return -1
 	}
 	order := m.pol.SlotOrder()
@@ -598,6 +618,16 @@ func clampU32(n int64) uint32 {
 
 // domDFV is the dominant walk at u (spec traversal.md §4).
 func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl *bool, toParent *scoring) int {
+	// The recursion follows the graph's depth, which New bounds; this
+	// guard also holds for graphs grown later or walked through several
+	// parents.
+	if m.walkDepth >= graph.MaxDepth {
+		m.errno = EINVAL
+		m.msg.WriteString("dom_dfv: graph deeper than graph.MaxDepth.\n")
+		return -1
+	}
+	m.walkDepth++
+	defer func() { m.walkDepth-- }()
 	g := m.g
 	vx := g.V(u)
 	xin := *excl || exclusivity(resources, vx.Type)
@@ -621,6 +651,17 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 		m.domSlot(u, next, nslots, pristine2, dfu)
 	} else {
 		for si := range m.subs {
+			if si == 0 && m.fast {
+				ok := false
+				if pristine2 {
+					_, ok = m.exploreFlat(u, next, xin, dfu)
+				} else {
+					_, ok = m.exploreBest(u, next, xin, dfu)
+				}
+				if ok {
+					continue
+				}
+			}
 			m.explore(u, si, next, pristine2, xin, dfu, 1)
 		}
 	}
@@ -776,7 +817,34 @@ func (m *Matcher) selectAt() int {
 	return rc
 }
 
+// selectOnce runs one selection, best-first when the policy allows it. A
+// failed best-first selection is run again by the reference walk, which
+// sets Fluxion's errno, messages and visit counts for the failure.
 func (m *Matcher) selectOnce() int {
+	if m.useBest() {
+		n, errno := m.msg.Len(), m.errno
+		m.fast, m.bestAbort = true, false
+		rc := m.selectWalk()
+		m.fast = false
+		if !m.bestAbort && (rc == 0 || (m.best.cleanGraph && m.reqc.clean)) {
+			// Over a clean request and graph, a failed walk fails with
+			// the reference's errno (EBUSY, or ENODEV from the root's
+			// choice) and writes no message.
+			m.bestHits++
+			m.bestUsed = true
+			return rc
+		}
+		m.errno = errno
+		if m.msg.Len() != n {
+			s := m.msg.String()[:n]
+			m.msg.Reset()
+			m.msg.WriteString(s)
+		}
+	}
+	return m.selectWalk()
+}
+
+func (m *Matcher) selectWalk() int {
 	m.tick()
 	root := m.g.Root(m.dom)
 	top := m.work.pool.get()

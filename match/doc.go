@@ -77,6 +77,20 @@
 // order (untouched subtrees and those with more free resources first) and
 // stop at the first that satisfy the request.
 //
+// # Best-first walk
+//
+// Fluxion's other policies score every vertex of the graph on every match.
+// For the id-scored ones (high, low, hinode, lonode, hinodex, lonodex,
+// locality below the root), whenever the sibling candidates of one type
+// have distinct ids their sorted order is known before any walk, so the
+// matcher visits them best first and stops as soon as Fluxion's choice is
+// certain (best.go); the choice is always Fluxion's, and the exhaustive
+// walk is kept as the reference that tests compare it with. Visit counts
+// then count the vertices actually visited: CountVisits computes Fluxion's
+// counts for a match (resource-query does so for -e), and Visits reports
+// them after that match. Cancel visits only the job's vertices and reports
+// Fluxion's counts exactly. Graphs deeper than graph.MaxDepth are refused.
+//
 // # Errors
 //
 // Failures are *Error values carrying an Errno (Fluxion's errno, e.g.

@@ -167,3 +167,32 @@ func ExampleMatcher_Find() {
 	//       ---cluster0[1:x]
 	// status=down or: err=find: Invalid argument: find: invalid criteria: status=down or.
 }
+
+// CountVisits gives the visit counts of Fluxion's exhaustive walk, which
+// resource-query prints with -e; the match itself walks best-first and
+// visits fewer vertices, and Visits reports the counted ones after it.
+func ExampleMatcher_CountVisits() {
+	g := buildCluster()
+	m, err := match.New(g, match.Options{Policy: "high"})
+	if err != nil {
+		panic(err)
+	}
+	js := request(g, 2)
+	pre, post := m.CountVisits(match.Allocate, js, 1, 0)
+	fmt.Println("counted:", pre, post)
+	if _, err := m.Match(match.Allocate, js, 1, 0, emit.Discard); err != nil {
+		panic(err)
+	}
+	fmt.Println(m.Visits())
+
+	// Without CountVisits, Visits reports the best-first walk's own visits.
+	m2, _ := match.New(g, match.Options{Policy: "high"})
+	if _, err := m2.Match(match.Allocate, js, 1, 0, emit.Discard); err != nil {
+		panic(err)
+	}
+	fmt.Println(m2.Visits())
+	// Output:
+	// counted: 23 23
+	// 23 23
+	// 5 5
+}

@@ -252,6 +252,13 @@ type schedule struct {
 
 	nodesUp int64
 	polExcl []graph.TypeID
+
+	// jobIdx lists, per job, the vertices where it got a record (cancel
+	// visits them instead of walking from the root); lists are recycled.
+	jobIdx map[uint64]int32
+	vlists [][]graph.VertexID
+	vfree  []int32
+	vchunk []graph.VertexID
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection
@@ -286,6 +293,21 @@ type scratch struct {
 	explain *explainRec // non-nil while Explain collects counts
 	static  bool        // Explain: visit every candidate (no dynamic order)
 	probe   bool        // Explain: an update walk that changes nothing
+
+	// exhaustive selects the reference walk (tests, visit counting); fast
+	// is set while a best-first selection runs (best.go).
+	exhaustive bool
+	fast       bool
+	dry        bool        // CountVisits: select but do not book
+	counted    visitCounts // CountVisits' counts for the next Match
+	walkDepth  int         // open domDFV levels (bounded by graph.MaxDepth)
+	best       bestState
+	slotReq    *req  // the slot request of the last kindSlot test
+	bestHits   int64 // selections the best-first walk decided (for tests)
+	bestAbort  bool  // the best-first walk found its order wrong
+	bestUsed   bool  // a best-first selection decided in this operation
+	// emptyUpdate: the last update walk of a match found nothing to book.
+	emptyUpdate bool
 }
 
 // labelRec is the jobspec label recorded on a vertex (Fluxion's
@@ -353,6 +375,12 @@ func (m *Matcher) checkRoots() error {
 	for _, s := range m.subs {
 		if m.g.Root(s) == graph.NoVertex {
 			return &ConfigError{"traverser", fmt.Errorf("subsystem %q has no root in the graph", m.g.SubsystemName(s))}
+		}
+		// The walks recurse once per level (breadth-first depth: the
+		// shortest path to each vertex; walks also never go deeper than
+		// maxWalkDepth, checked as they go).
+		if d := m.g.Depth(s); d > graph.MaxDepth {
+			return &ConfigError{"traverser", fmt.Errorf("subsystem %q is %d levels deep, more than graph.MaxDepth (%d)", m.g.SubsystemName(s), d, graph.MaxDepth)}
 		}
 	}
 	return nil

@@ -128,6 +128,7 @@ func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (boo
 	for v := range m.jobs {
 		m.dropSpans(graph.VertexID(v), job)
 	}
+	m.compactJob(job)
 	return true, nil
 }
 

@@ -29,6 +29,10 @@ type reqCache struct {
 	top  []*req
 	dfv  tcounts
 	excl []graph.TypeID // types marked exclusive: true anywhere in the tree
+	// clean: no request says exclusive: false and no level repeats a type
+	// or puts a slot beside other requests, so a walk over it fails only
+	// with EBUSY and writes no message (best.go trusts its failures).
+	clean bool
 }
 
 // resolve converts a jobspec's resources to request trees and primes them.
@@ -54,7 +58,25 @@ func (m *Matcher) resolve(js *jobspec.Jobspec) *reqCache {
 	}
 	c.js = js
 	m.primeReqs(c.top, &c.dfv, c)
+	c.clean = cleanReqs(c.top)
 	return c
+}
+
+func cleanReqs(l []*req) bool {
+	for i, r := range l {
+		if r.excl == jobspec.ExclusiveFalse || (r.typ == graph.TypeSlot && len(l) > 1) || r.typ == graph.TypeXorSlot {
+			return false
+		}
+		for _, o := range l[:i] {
+			if o.typ == r.typ {
+				return false
+			}
+		}
+		if !cleanReqs(r.with) {
+			return false
+		}
+	}
+	return true
 }
 
 // Forget drops the cached resolution of a jobspec (call it if a jobspec

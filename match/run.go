@@ -82,6 +82,10 @@ func (m *Matcher) Match(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w em
 		return 0, m.jobExists("match", jobid)
 	}
 	rc := m.run(op, js, jobid, at, w)
+	if m.counted.ok {
+		m.preTotal, m.postTotal = m.counted.pre, m.counted.post
+		m.counted.ok = false
+	}
 	if rc != 0 {
 		return 0, m.opError("match")
 	}
@@ -128,7 +132,54 @@ func (m *Matcher) opError(op string) *Error {
 // operation, as resource-query's -e prints them.
 func (m *Matcher) Visits() (pre, post int64) { return m.preTotal, m.postTotal }
 
+// CountVisits returns the visit counts Fluxion reports for Match(op, js,
+// jobid, at) in the current state, as Visits will return them after that
+// Match, without booking or emitting anything. They count the vertices of
+// Fluxion's exhaustive walk; Match itself walks best-first where the
+// policy allows it and then visits fewer, so resource-query calls this
+// before every match whose counts it prints (-e). Visits after the next
+// Match returns these counts.
+func (m *Matcher) CountVisits(op Op, js *jobspec.Jobspec, jobid uint64, at int64) (pre, post int64) {
+	errno, emulate := m.errno, m.emulate
+	p0, q0 := m.preTotal, m.postTotal
+	m.msg.Reset()
+	m.beginOp()
+	m.exhaustive, m.dry = true, true
+	m.run(op, js, jobid, at, nil)
+	m.exhaustive, m.dry = false, false
+	pre, post = m.preTotal, m.postTotal
+	m.preTotal, m.postTotal = p0, q0
+	m.counted = visitCounts{pre, post, true}
+	m.errno, m.emulate = errno, emulate
+	m.msg.Reset()
+	return pre, post
+}
+
+// visitCounts are counts CountVisits computed for the next Match.
+type visitCounts struct {
+	pre, post int64
+	ok        bool
+}
+
+// run runs one match operation. A best-first selection that the update
+// walk finds empty fails with whatever errno the walk left behind, which
+// only the reference walk knows: such an operation is run again with it.
 func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {
+	errno := m.errno
+	m.bestUsed = false
+	rc := m.runOnce(op, js, jobid, at, w)
+	if rc != 0 && m.bestUsed && m.emptyUpdate && !m.exhaustive {
+		m.errno = errno
+		m.msg.Reset()
+		m.exhaustive = true
+		rc = m.runOnce(op, js, jobid, at, w)
+		m.exhaustive = false
+	}
+	return rc
+}
+
+func (m *Matcher) runOnce(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {
+	m.emptyUpdate = false
 	root := m.g.Root(m.dom)
 	if js == nil || root == graph.NoVertex || len(js.Resources) == 0 {
 		m.errno = EINVAL
@@ -180,7 +231,12 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 	if m.cur.at+m.cur.duration > GraphEnd {
 		m.cur.duration = GraphEnd - m.cur.at
 	}
-	return m.update(w, true)
+	if m.dry {
+		return 0
+	}
+	rc := m.update(w, true)
+	m.emptyUpdate = rc != 0
+	return rc
 }
 
 // setupMatch prepares the per-match context: exclusive types (the

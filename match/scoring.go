@@ -110,7 +110,15 @@ func (s *scoring) merge(o *scoring) {
 	for i := 0; i < o.n; i++ {
 		ol := &o.l[i]
 		l := s.list(ol.sub, ol.typ)
-		l.g = append(l.g, ol.g...)
+		if len(l.g) == 0 {
+			// Take the child's buffer instead of copying it: down a chain
+			// of pass-through vertices, copies would keep every level's
+			// candidates at every level above (memory quadratic in the
+			// depth).
+			l.g, ol.g = ol.g, l.g[:0]
+		} else {
+			l.g = append(l.g, ol.g...)
+		}
 		l.total += ol.total
 		l.qual += ol.qual
 	}

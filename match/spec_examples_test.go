@@ -325,11 +325,14 @@ func TestEC8Visits(t *testing.T) {
 		m := newMatcher(t, g, tc.pol)
 		js := mkjs(t, g, "node[1]->socket[1]->slot[1]->core[18]", 3600)
 		for i, w := range tc.want {
+			// The counts are the exhaustive walk's: CountVisits makes
+			// them, and Visits reports them after the match.
+			cpre, cpost := m.CountVisits(Allocate, js, uint64(i+1), 0)
 			if o := do(m, Allocate, js, uint64(i+1)); o.err != nil {
 				t.Fatalf("%s job %d: %v", tc.pol, i+1, o)
 			}
-			if pre, post := m.Visits(); pre != w[0] || post != w[1] {
-				t.Errorf("%s job %d: visits %d/%d, want %d/%d", tc.pol, i+1, pre, post, w[0], w[1])
+			if pre, post := m.Visits(); pre != w[0] || post != w[1] || cpre != pre || cpost != post {
+				t.Errorf("%s job %d: visits %d/%d (counted %d/%d), want %d/%d", tc.pol, i+1, pre, post, cpre, cpost, w[0], w[1])
 			}
 		}
 	}

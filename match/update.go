@@ -41,6 +41,7 @@ func (m *Matcher) jobRec(v graph.VertexID, job uint64, create bool) *jobRec {
 	copy(l[lo+1:], l[lo:])
 	l[lo] = jobRec{job: job, fspan: -1}
 	m.jobs[v] = l
+	m.noteJobVertex(job, v)
 	return &l[lo]
 }
 
@@ -115,6 +116,9 @@ func (m *Matcher) aggAt(depth int) *tcounts {
 }
 
 func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, toParent *tcounts, shadow, exclParent bool, depth int) int64 {
+	if depth > graph.MaxDepth {
+		return 0 // the selection walk stops at the same depth
+	}
 	g := m.g
 	vx := g.V(u)
 	mod := shadow || m.isExclType(vx.Type)

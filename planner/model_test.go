@@ -425,18 +425,18 @@ func checkInvariants(p *Planner) error {
 		return fmt.Errorf("negative total %d", p.total)
 	}
 	n := p.NumSpans()
-	if len(p.pts) == 0 {
+	if len(p.points()) == 0 {
 		if n != 0 {
 			return fmt.Errorf("%d spans without points", n)
 		}
 		return nil
 	}
-	if p.pts[0].at != p.base {
-		return fmt.Errorf("first point at %d, base %d", p.pts[0].at, p.base)
+	if p.points()[0].at != p.base {
+		return fmt.Errorf("first point at %d, base %d", p.points()[0].at, p.base)
 	}
 	var refs int64
-	for i, q := range p.pts {
-		if i > 0 && q.at <= p.pts[i-1].at {
+	for i, q := range p.points() {
+		if i > 0 && q.at <= p.points()[i-1].at {
 			return fmt.Errorf("points out of order at %d", i)
 		}
 		if q.at > p.end {
@@ -465,8 +465,8 @@ func checkInvariants(p *Planner) error {
 			return fmt.Errorf("slot %d not found by its id", i)
 		}
 		for _, t := range []int64{s.start, s.last} {
-			j := stateIdx(p.pts, t)
-			if p.pts[j].at != t {
+			j := stateIdx(p.points(), t)
+			if p.points()[j].at != t {
 				return fmt.Errorf("span endpoint %d has no point", t)
 			}
 		}

@@ -57,7 +57,11 @@ type extra struct {
 	itOn, itD, itReq int64
 	itIdx            int
 
-	// Initial backing arrays for Planner.pts and spans, so that the first
+	// pts is sorted by at. When empty, the planner has only the implicit
+	// base point with rem == total.
+	pts []point
+
+	// Initial backing arrays for pts and spans, so that the first
 	// AddSpan of a planner makes a single allocation.
 	ptsBuf  [4]point
 	spanBuf [2]span
@@ -95,15 +99,14 @@ func allocExtra() *extra {
 // over [Base(), End()).
 //
 // A Planner is meant to live by value in large slices (one per graph
-// vertex): it is 64 bytes, and one without spans owns no heap memory. Its
+// vertex): it is 40 bytes, and one without spans owns no heap memory. Its
 // zero value is an empty planner with base = end = total = 0; call Init to
 // give it a real range. Do not copy a Planner that has had spans by plain
 // assignment (the copies would share storage); use Clone or CopyTo.
 type Planner struct {
 	base, end, total int64
-	// pts is sorted by at. When empty, the planner has only the implicit
-	// base point with rem == total; storage is created by the first AddSpan.
-	pts  []point
+	// ext holds the points and spans; it is created by the first AddSpan
+	// (its points live there too, which keeps a Planner at 40 bytes).
 	ext  *extra
 	iter uint8
 }
@@ -174,10 +177,11 @@ func (p *Planner) NumSpans() int {
 // NumPoints returns the number of scheduled points, including the base
 // point.
 func (p *Planner) NumPoints() int {
-	if len(p.pts) == 0 {
+	pts := p.points()
+	if len(pts) == 0 {
 		return 1
 	}
-	return len(p.pts)
+	return len(pts)
 }
 
 // stateIdx returns the index of the point with the greatest at <= t.
@@ -201,10 +205,11 @@ func (p *Planner) AvailAt(t int64) (int64, error) {
 	if t > p.end || t < p.base {
 		return -1, ErrRange
 	}
-	if len(p.pts) == 0 {
+	pts := p.points()
+	if len(pts) == 0 {
 		return p.total, nil
 	}
-	return p.pts[stateIdx(p.pts, t)].rem, nil
+	return pts[stateIdx(pts, t)].rem, nil
 }
 
 // AvailDuring returns the minimum number of units free during [t, t+d)
@@ -225,7 +230,7 @@ func (p *Planner) AvailDuring(t, d int64) (int64, error) {
 
 // minDuring is AvailDuring without argument checks; t+d does not overflow.
 func (p *Planner) minDuring(t, d int64) int64 {
-	pts := p.pts
+	pts := p.points()
 	if len(pts) == 0 {
 		return p.total
 	}
@@ -276,18 +281,19 @@ func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
 	if p.ext == nil {
 		p.ext = newExtra()
 	}
-	if len(p.pts) == 0 {
-		if cap(p.pts) == 0 {
-			p.pts = p.ext.ptsBuf[:0]
+	e := p.ext
+	if len(e.pts) == 0 {
+		if cap(e.pts) == 0 {
+			e.pts = e.ptsBuf[:0]
 		}
-		p.pts = append(p.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
+		e.pts = append(e.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
 	}
 	last := start + d
 	i := p.refPoint(start)
 	j := p.refPoint(last)
 	for k := i; k < j; k++ {
-		p.pts[k].rem -= request
-		p.pts[k].key = p.pts[k].rem
+		e.pts[k].rem -= request
+		e.pts[k].key = e.pts[k].rem
 	}
 	p.iter = iterNone
 	return p.ext.alloc(start, last, request), nil
@@ -296,28 +302,30 @@ func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
 // refPoint returns the index of the point at t, creating it from the state
 // at t if needed, and takes a reference on it. Requires t >= base.
 func (p *Planner) refPoint(t int64) int {
-	i := stateIdx(p.pts, t)
-	if p.pts[i].at == t {
-		p.pts[i].ref++
+	e := p.ext
+	i := stateIdx(e.pts, t)
+	if e.pts[i].at == t {
+		e.pts[i].ref++
 		return i
 	}
-	p.pts = slices.Insert(p.pts, i+1, point{at: t, rem: p.pts[i].rem, ref: 1, key: p.pts[i].rem})
+	e.pts = slices.Insert(e.pts, i+1, point{at: t, rem: e.pts[i].rem, ref: 1, key: e.pts[i].rem})
 	return i + 1
 }
 
 // unrefPoint drops a reference on the point at index i, deleting it when
 // unreferenced.
 func (p *Planner) unrefPoint(i int) {
-	p.pts[i].ref--
-	if p.pts[i].ref == 0 {
-		p.pts = slices.Delete(p.pts, i, i+1)
+	e := p.ext
+	e.pts[i].ref--
+	if e.pts[i].ref == 0 {
+		e.pts = slices.Delete(e.pts, i, i+1)
 	}
 }
 
 // pointIdx returns the index of the existing point at t.
 func (p *Planner) pointIdx(t int64) int {
-	i := stateIdx(p.pts, t)
-	if p.pts[i].at != t {
+	i := stateIdx(p.ext.pts, t)
+	if p.ext.pts[i].at != t {
 		panic("planner: internal error: span endpoint without point")
 	}
 	return i
@@ -368,13 +376,14 @@ func (p *Planner) lookup(id int64) int32 {
 // point can hold more than the total, and a huge total must not overflow.
 func (p *Planner) adjust(start, last, delta int64) (i, j int) {
 	i, j = p.pointIdx(start), p.pointIdx(last)
+	pts := p.ext.pts
 	for k := i; k < j; k++ {
 		if delta > 0 {
-			p.pts[k].rem = satAdd(p.pts[k].rem, delta)
+			pts[k].rem = satAdd(pts[k].rem, delta)
 		} else {
-			p.pts[k].rem += delta
+			pts[k].rem += delta
 		}
-		p.pts[k].key = p.pts[k].rem
+		pts[k].key = pts[k].rem
 	}
 	return i, j
 }
@@ -450,9 +459,9 @@ func (p *Planner) SpanInfo(id int64) (start, duration, planned int64, err error)
 // stay invalid. A horizon < 1 is treated as 1.
 func (p *Planner) Reset(base, horizon int64) {
 	p.base, p.end = base, satAdd(base, max(horizon, 1))
-	p.pts = p.pts[:0]
 	p.iter = iterNone
 	if e := p.ext; e != nil {
+		e.pts = e.pts[:0]
 		e.free = -1
 		for i := len(e.spans) - 1; i >= 0; i-- {
 			s := &e.spans[i]
@@ -480,15 +489,16 @@ func (p *Planner) UpdateTotal(n int64) { p.updateTotal(n, false) }
 // does not re-index them here). After a total grew, a point that had too
 // few units is therefore still skipped as a candidate.
 func (p *Planner) UpdateTotalKeepSearch(n int64) {
-	if len(p.pts) == 0 && max(n, 0) != p.total {
+	if len(p.points()) == 0 && max(n, 0) != p.total {
 		// Materialise the base point so that it keeps its old key.
 		if p.ext == nil {
 			p.ext = newExtra()
 		}
-		if cap(p.pts) == 0 {
-			p.pts = p.ext.ptsBuf[:0]
+		e := p.ext
+		if cap(e.pts) == 0 {
+			e.pts = e.ptsBuf[:0]
 		}
-		p.pts = append(p.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
+		e.pts = append(e.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
 	}
 	p.updateTotal(n, true)
 }
@@ -497,16 +507,17 @@ func (p *Planner) updateTotal(n int64, keepKeys bool) {
 	n = max(n, 0)
 	delta := n - p.total
 	p.total = n
-	for i := range p.pts {
-		r := p.pts[i].rem + delta
-		if delta < 0 && r > p.pts[i].rem { // underflow
+	pts := p.points()
+	for i := range pts {
+		r := pts[i].rem + delta
+		if delta < 0 && r > pts[i].rem { // underflow
 			r = 0
-		} else if delta > 0 && r < p.pts[i].rem { // overflow
+		} else if delta > 0 && r < pts[i].rem { // overflow
 			r = math.MaxInt64
 		}
-		p.pts[i].rem = max(r, 0)
+		pts[i].rem = max(r, 0)
 		if !keepKeys {
-			p.pts[i].key = p.pts[i].rem
+			pts[i].key = pts[i].rem
 		}
 	}
 	p.iter = iterNone
@@ -527,7 +538,7 @@ func (p *Planner) AvailTimeFirst(onOrAfter, d, request int64) (int64, error) {
 	if request < 0 || request > p.total {
 		return -1, ErrRange
 	}
-	if len(p.pts) == 0 {
+	if len(p.points()) == 0 {
 		// The only candidate is the base point, which has total units free.
 		p.iter = iterDone
 		if onOrAfter > p.base {
@@ -563,7 +574,7 @@ func (p *Planner) AvailTimeNext() (int64, error) {
 // has b in its window too, so the scan resumes after b; this keeps a whole
 // search linear in the number of points.
 func (p *Planner) nextCandidate() (int64, error) {
-	e, pts := p.ext, p.pts
+	e, pts := p.ext, p.ext.pts
 	on, d, req := e.itOn, e.itD, e.itReq
 	i := e.itIdx
 	if i < len(pts) && pts[i].at < on {
@@ -623,19 +634,28 @@ func (p *Planner) CopyTo(dst *Planner) {
 	if e == nil || e == p.ext {
 		// No storage, or dst is a shallow copy of p sharing p's storage.
 		e = newExtra()
-		dst.pts = nil
 	}
-	pts := dst.pts[:0]
-	if len(p.pts) > 0 {
+	src := p.ext
+	pts := e.pts[:0]
+	if len(src.pts) > 0 {
 		if cap(pts) == 0 {
 			pts = e.ptsBuf[:0]
 		}
-		pts = append(pts, p.pts...)
+		pts = append(pts, src.pts...)
 	}
-	src := p.ext
 	e.spans = append(e.spans[:0], src.spans...)
 	e.free, e.nspans = src.free, src.nspans
 	e.itOn, e.itD, e.itReq, e.itIdx = src.itOn, src.itD, src.itReq, src.itIdx
+	e.pts = pts
 	*dst = *p
-	dst.pts, dst.ext = pts, e
+	dst.ext = e
+}
+
+// points returns the scheduled points (none for a planner that never had
+// a span).
+func (p *Planner) points() []point {
+	if p.ext == nil {
+		return nil
+	}
+	return p.ext.pts
 }

@@ -35,8 +35,8 @@ func wantErr(t *testing.T, what string, got, want error) {
 }
 
 func TestPlannerSize(t *testing.T) {
-	if s := unsafe.Sizeof(Planner{}); s > 64 {
-		t.Errorf("sizeof(Planner) = %d, want <= 64", s)
+	if s := unsafe.Sizeof(Planner{}); s > 40 {
+		t.Errorf("sizeof(Planner) = %d, want <= 40", s)
 	}
 }
 
@@ -499,7 +499,7 @@ func TestCloneIndependent(t *testing.T) {
 		t.Errorf("clone AvailAt(14) = %d", v)
 	}
 	var empty Planner
-	if e := empty.Clone(); e.NumSpans() != 0 || e.pts != nil || e.ext != nil {
+	if e := empty.Clone(); e.NumSpans() != 0 || e.points() != nil || e.ext != nil {
 		t.Errorf("clone of empty planner allocated storage")
 	}
 	p.CopyTo(p) // no-op

@@ -87,3 +87,6 @@ func (o runOrder) Before(a, b int64) bool {
 	}
 	return ra.hi > rb.hi
 }
+
+// Key implements Keyed: below the root a vertex scores id + 2.
+func (p *locality) Key(g *graph.Graph, v graph.VertexID) (int64, bool) { return idKey(g, v) }

@@ -116,3 +116,7 @@ func mulInt(a, b int64) (int64, bool) {
 	c := a * b
 	return c, c/b == a && !(a == -1 && b == -1<<63) && !(b == -1 && a == -1<<63)
 }
+
+// Key implements Keyed: among siblings a vertex scores 1 + M + id + 1,
+// where M, the factors of the open ancestors, is the same for all of them.
+func (p *multilevel) Key(g *graph.Graph, v graph.VertexID) (int64, bool) { return idKey(g, v) }

@@ -198,3 +198,25 @@ func parseCustom(s string) (*multilevel, error) {
 	}
 	return p, nil
 }
+
+// Keyed is implemented by policies for which, among the children of one
+// vertex, the score a matched child gets is a fixed strictly increasing
+// function of a per-vertex key that does not depend on the schedule
+// (multilevel policies and locality: the vertex id). The matcher then
+// knows the order of sibling candidates before walking them, and can stop
+// once the best ones are found. ok is false when v's score is not of that
+// form, or could be below 1.
+type Keyed interface {
+	Key(g *graph.Graph, v graph.VertexID) (key int64, ok bool)
+}
+
+// idKey is the key of the id-scored policies: score = c + id, positive for
+// ids of at least -1.
+func idKey(g *graph.Graph, v graph.VertexID) (int64, bool) {
+	id := g.V(v).ID
+	return id, id >= -1 && id < MaxKeyID
+}
+
+// MaxKeyID bounds the ids Keyed accepts: factors multiply ids by 10,000
+// and sum them, which must not overflow.
+const MaxKeyID = 1 << 40

@@ -1,0 +1,202 @@
+package match
+
+import (
+	"flag"
+	"fmt"
+	"math/rand"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/randstream"
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+// The differential test of the best-first walk: random mixed streams run
+// in lockstep on a matcher using it and on one forced onto the reference
+// (exhaustive) walk; every outcome, the rendered selection and the
+// schedule must agree, and so must the visit counts resource-query prints
+// (CountVisits against the reference's Visits).
+//
+//	go test ./match -run Differential -diff.long   (≥ 10⁴ matches per policy)
+var diffLong = flag.Bool("diff.long", false, "run the long differential test of the best-first walk")
+
+var keyedPolicies = []string{"high", "low", "hinode", "lonode", "hinodex", "lonodex", "locality", "variation"}
+
+// diffTarget runs a stream on a matcher (randstream.Target), recording the
+// visit counts of each match.
+type diffTarget struct {
+	g          *graph.Graph
+	m          *Matcher
+	w          *emit.Simple
+	cache      map[string]*jobspec.Jobspec
+	errs       map[string]error
+	count      bool // record CountVisits before each match
+	pre, post  int64
+	matches    int
+	fastCounts bool
+}
+
+func newDiffTarget(g *graph.Graph, m *Matcher) *diffTarget {
+	return &diffTarget{g: g, m: m, w: emit.NewSimple(), cache: map[string]*jobspec.Jobspec{}, errs: map[string]error{}}
+}
+
+var diffOps = map[randstream.Kind]Op{
+	randstream.Allocate:              Allocate,
+	randstream.AllocateOrElseReserve: AllocateOrElseReserve,
+	randstream.Satisfiability:        Satisfiability,
+}
+
+func (t *diffTarget) Match(kind randstream.Kind, doc string, jobid uint64, now int64) (int64, string, error) {
+	js, ok := t.cache[doc]
+	if !ok {
+		var err error
+		js, err = jobspec.Parse([]byte(doc), knownTypes(t.g))
+		t.cache[doc], t.errs[doc] = js, err
+	}
+	if err := t.errs[doc]; err != nil {
+		return 0, "", err
+	}
+	t.matches++
+	t.m.SetErrno(ENOTTY) // as resource-query does before every command
+	if t.count {
+		t.pre, t.post = t.m.CountVisits(diffOps[kind], js, jobid, now)
+	}
+	at, err := t.m.Match(diffOps[kind], js, jobid, now, t.w)
+	if !t.count {
+		t.pre, t.post = t.m.Visits()
+	}
+	out, _ := t.w.Render()
+	return at, fmt.Sprintf("%s visits %d %d\n", out, t.pre, t.post), err
+}
+
+func (t *diffTarget) Cancel(jobid uint64) error {
+	t.m.SetErrno(ENOTTY)
+	err := t.m.Cancel(jobid)
+	if pre, post := t.m.Visits(); err == nil {
+		err = fmt.Errorf("<nil> visits %d %d", pre, post)
+	}
+	return err
+}
+
+func (t *diffTarget) PartialCancel(jobid uint64, ranks []int64) (bool, error) {
+	t.m.SetErrno(ENOTTY)
+	return t.m.PartialCancel(jobid, ranks)
+}
+
+// lineHash is a hash.Hash that keeps the text, to compare two runs line by
+// line.
+type lineHash struct{ strings.Builder }
+
+func (h *lineHash) Sum(b []byte) []byte { return append(b, h.String()...) }
+func (h *lineHash) Size() int           { return 0 }
+func (h *lineHash) BlockSize() int      { return 1 }
+
+// diffStream runs one stream on both walks and reports the first
+// difference. It returns the number of matches run.
+func diffStream(t *testing.T, policy string, seed int64, shape randstream.Shape, nops int) int {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	g := randstream.Graph(rng, shape)
+	ops := randstream.Ops(rng, nops, len(g.ByType(graph.TypeNode)))
+	ref := newMatcher(t, g, policy)
+	ref.exhaustive = true
+	fast := newMatcher(t, g, policy)
+	rt, ft := newDiffTarget(g, ref), newDiffTarget(g, fast)
+	ft.count = true
+	var rh, fh lineHash
+	rr, fr := &randstream.Runner{T: rt, H: &rh}, &randstream.Runner{T: ft, H: &fh}
+	for i := range ops {
+		rr.Step(ops[i])
+		fr.Step(ops[i])
+		if rh.String() != fh.String() {
+			t.Fatalf("%s seed %d: op %d (%+v) differs:\nreference:\n%s\nbest-first:\n%s", policy, seed, i, ops[i],
+				lastLines(rh.String(), 30), lastLines(fh.String(), 30))
+		}
+	}
+	if a, b := digest(ref), digest(fast); a != b {
+		t.Fatalf("%s seed %d: schedules differ:\n%s", policy, seed, diffDigests(a, b))
+	}
+	diffHits += fast.bestHits
+	return rt.matches
+}
+
+// diffHits counts the selections the best-first walk decided.
+var diffHits int64
+
+func lastLines(s string, n int) string {
+	l := strings.Split(s, "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
+}
+
+// TestDifferentialBestFirst compares the best-first and reference walks
+// on random mixed streams, on small graphs and on graphs of 1,024 nodes
+// or more.
+func TestDifferentialBestFirst(t *testing.T) {
+	small, large := 30, 1
+	if testing.Short() {
+		small, large = 10, 0
+	}
+	if *diffLong {
+		small, large = 300, 4
+	}
+	for _, p := range keyedPolicies {
+		t.Run(p, func(t *testing.T) {
+			n := 0
+			for s := int64(1); s <= int64(small); s++ {
+				n += diffStream(t, p, 1000+s, randstream.Small, 60)
+			}
+			for s := int64(1); s <= int64(large); s++ {
+				n += diffStream(t, p, 5000+s, randstream.Large, 150)
+			}
+			t.Logf("%d matches, %d selections decided best-first", n, diffHits)
+			diffHits = 0
+		})
+	}
+}
+
+// cpuTime is the process's user+system CPU time: on a shared machine it
+// is steadier than the wall clock.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRandomStreams replays random mixed streams on graphs of 1,024
+// nodes or more, with the best-first walk and with the reference walk:
+// one iteration is one whole stream (150 operations) on a fresh matcher.
+//
+//	go test ./match -run '^$' -bench RandomStreams -benchtime 3x
+func BenchmarkRandomStreams(b *testing.B) {
+	for _, p := range keyedPolicies {
+		for _, walk := range []string{"best", "reference"} {
+			b.Run(p+"/"+walk, func(b *testing.B) {
+				var total time.Duration
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					seed := int64(7000 + i%4)
+					rng := rand.New(rand.NewSource(seed))
+					g := randstream.Graph(rng, randstream.Large)
+					ops := randstream.Ops(rng, 150, len(g.ByType(graph.TypeNode)))
+					m := newMatcher(b, g, p)
+					m.exhaustive = walk == "reference"
+					r := &randstream.Runner{T: newDiffTarget(g, m), H: &lineHash{}}
+					start := cpuTime()
+					b.StartTimer()
+					for _, op := range ops {
+						r.Step(op)
+					}
+					total += cpuTime() - start
+				}
+				b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "cpu-ms/stream")
+			})
+		}
+	}
+}
