@@ -3,6 +3,7 @@ package plugin
 import (
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jobspec"
 )
 
 // Matcher is the seam between the plugin and Fluxion: the only operations
@@ -30,15 +31,50 @@ type Matcher interface {
 	Jobs() int
 }
 
-// MatchResult is a successful match.
+// MatchResult is a successful match: its window and the selected
+// vertices (an implementation may give the JGF instead).
 type MatchResult struct {
 	Start, End int64
+	Selected   []Selected
 	JGF        string
+}
+
+// Selected is one selected vertex: its containment path, type, name and
+// id among its type.
+type Selected struct {
+	Path, Type, Name string
+	ID               int64
+}
+
+// selection returns the selected vertices, from the JGF when an
+// implementation gave only that.
+func (r *MatchResult) selection() ([]Selected, error) {
+	if r.Selected != nil || r.JGF == "" {
+		return r.Selected, nil
+	}
+	d, err := parseJGFR([]byte(r.JGF))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Selected, 0, len(d.Graph.Nodes))
+	for i := range d.Graph.Nodes {
+		n := &d.Graph.Nodes[i]
+		id, _ := n.num("id")
+		out = append(out, Selected{Path: n.path(), Type: n.typ(), Name: n.name(), ID: id})
+	}
+	return out, nil
 }
 
 // localMatcher is the gofluxion Matcher in process: the only place the
 // plugin uses it.
-type localMatcher struct{ m *gofluxion.Matcher }
+type localMatcher struct {
+	m *gofluxion.Matcher
+	// parsed jobspecs by text: a gang's pods, and pods alike, ask again
+	// and again
+	js map[string]*jobspec.Jobspec
+}
+
+const jobspecCache = 256
 
 // newLocalMatcher makes a matcher over the cluster vertex alone, with the
 // graph's own types known so that jobspecs naming them parse before the
@@ -54,11 +90,28 @@ func newLocalMatcher(a *Args) (*localMatcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &localMatcher{m}, nil
+	return &localMatcher{m: m, js: map[string]*jobspec.Jobspec{}}, nil
+}
+
+// parse parses a jobspec, or returns it parsed before (types are only
+// ever added to the graph, so a parse stays valid).
+func (l *localMatcher) parse(text []byte) (*jobspec.Jobspec, error) {
+	if js, ok := l.js[string(text)]; ok {
+		return js, nil
+	}
+	js, err := l.m.ParseJobspec(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.js) >= jobspecCache {
+		clear(l.js)
+	}
+	l.js[string(text)] = js
+	return js, nil
 }
 
 func (l *localMatcher) Match(op gofluxion.Op, jobspec []byte, id uint64, at int64) (*MatchResult, error) {
-	js, err := l.m.ParseJobspec(jobspec)
+	js, err := l.parse(jobspec)
 	if err != nil {
 		return nil, err
 	}
@@ -71,15 +124,15 @@ func (l *localMatcher) Match(op gofluxion.Op, jobspec []byte, id uint64, at int6
 	if err != nil {
 		return nil, err
 	}
-	r, err := a.Render("jgf")
-	if err != nil {
-		return nil, err
+	res := &MatchResult{Start: a.Start, End: a.End, Selected: make([]Selected, len(a.Resources))}
+	for i, r := range a.Resources {
+		res.Selected[i] = Selected{Path: r.Path, Type: r.Type, Name: r.Name, ID: r.ID}
 	}
-	return &MatchResult{Start: a.Start, End: a.End, JGF: r}, nil
+	return res, nil
 }
 
 func (l *localMatcher) Explain(jobspec []byte, at int64) (string, bool, error) {
-	js, err := l.m.ParseJobspec(jobspec)
+	js, err := l.parse(jobspec)
 	if err != nil {
 		return "", false, err
 	}

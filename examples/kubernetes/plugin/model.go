@@ -541,52 +541,45 @@ type podPart struct {
 // into one part per pod. Each pod's slot sits in one NUMA vertex (node →
 // numa → slot, or a top-level slot, which applies at the zones), so the
 // leaves are grouped by zone and each group is cut into pods.
-func splitMatch(all []byte, dem units, n int) ([]podPart, error) {
-	d, err := parseJGFR(all)
-	if err != nil {
-		return nil, err
-	}
+func splitMatch(sel []Selected, dem units, n int) ([]podPart, error) {
 	type group struct {
 		node   string
-		leaves map[string][]int64
+		leaves [3][]int64 // by leafTypes index
 	}
 	nodeOf := map[string]string{} // node path → name
 	var order []string
 	groups := map[string]*group{}
-	for i := range d.Graph.Nodes {
-		v := &d.Graph.Nodes[i]
-		if v.typ() == "node" {
-			nodeOf[v.path()] = v.name()
+	for i := range sel {
+		if sel[i].Type == "node" {
+			nodeOf[sel[i].Path] = sel[i].Name
 		}
 	}
-	for i := range d.Graph.Nodes {
-		v := &d.Graph.Nodes[i]
-		t := v.typ()
-		if !slices.Contains(leafTypes, t) {
+	for i := range sel {
+		v := &sel[i]
+		ti := slices.Index(leafTypes, v.Type)
+		if ti < 0 {
 			continue
 		}
-		p := v.path()
-		zp := p[:max(strings.LastIndexByte(p, '/'), 0)]
+		zp := v.Path[:max(strings.LastIndexByte(v.Path, '/'), 0)]
 		g := groups[zp]
 		if g == nil {
 			np := zp[:max(strings.LastIndexByte(zp, '/'), 0)]
 			name, ok := nodeOf[np]
 			if !ok {
-				return nil, fmt.Errorf("selected %s has no selected node", p)
+				return nil, fmt.Errorf("selected %s has no selected node", v.Path)
 			}
-			g = &group{node: name, leaves: map[string][]int64{}}
+			g = &group{node: name}
 			groups[zp] = g
 			order = append(order, zp)
 		}
-		id, _ := v.num("id")
-		g.leaves[t] = append(g.leaves[t], id)
+		g.leaves[ti] = append(g.leaves[ti], v.ID)
 	}
-	var out []podPart
+	out := make([]podPart, 0, n)
 	for _, zp := range order {
 		g := groups[zp]
 		k := int64(-1)
-		for _, t := range leafTypes {
-			got := int64(len(g.leaves[t]))
+		for ti, t := range leafTypes {
+			got := int64(len(g.leaves[ti]))
 			switch {
 			case dem.get(t) == 0 && got > 0:
 				return nil, fmt.Errorf("%s: %d %s selected, the pods need none", zp, got, t)
@@ -599,9 +592,9 @@ func splitMatch(all []byte, dem units, n int) ([]podPart, error) {
 		}
 		for j := range k {
 			part := podPart{node: g.node}
-			for _, t := range leafTypes {
+			for ti, t := range leafTypes {
 				q := dem.get(t)
-				for _, id := range g.leaves[t][j*q : (j+1)*q] {
+				for _, id := range g.leaves[ti][j*q : (j+1)*q] {
 					part.leaves = append(part.leaves, leaf{t, id})
 				}
 			}

@@ -1246,13 +1246,17 @@ func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts [
 			}
 			return nil, "", pe
 		}
-		parts, err := splitMatch([]byte(res.JGF), s.Demand, len(s.Pods))
+		sel, err := res.selection()
+		if err != nil {
+			return nil, "", err
+		}
+		parts, err := splitMatch(sel, s.Demand, len(s.Pods))
 		if err != nil {
 			return nil, "", err
 		}
 		out[i] = parts
 		if sc.top != "" && i == 0 {
-			where = describeWhere([]byte(res.JGF), c.args)
+			where = describeWhere(sel, c.args)
 		}
 	}
 	return out, where, nil
@@ -1330,7 +1334,11 @@ func (c *Cluster) reserveLocked(r *reservation, now int64) error {
 	}
 	c.nextRes++
 	r.job, r.at = id, res.Start
-	r.where = describeWhere([]byte(res.JGF), c.args)
+	sel, err := res.selection()
+	if err != nil {
+		return err
+	}
+	r.where = describeWhere(sel, c.args)
 	if sc.label != "" && sc.top == "" {
 		r.where = sc.label
 	}
@@ -1363,18 +1371,13 @@ func (c *Cluster) reserveInOrderLocked(r *reservation, now int64) error {
 
 // describeWhere names where a selection lies: the innermost level vertex
 // holding all its nodes ("rack r3"), else its nodes.
-func describeWhere(jgf []byte, a *Args) string {
-	d, err := parseJGFR(jgf)
-	if err != nil {
-		return "?"
-	}
+func describeWhere(sel []Selected, a *Args) string {
 	var paths [][]string
 	var names []string
-	for i := range d.Graph.Nodes {
-		n := &d.Graph.Nodes[i]
-		if n.typ() == "node" {
-			paths = append(paths, strings.Split(strings.TrimPrefix(n.path(), clusterPath+"/"), "/"))
-			names = append(names, n.name())
+	for _, v := range sel {
+		if v.Type == "node" {
+			paths = append(paths, strings.Split(strings.TrimPrefix(v.Path, clusterPath+"/"), "/"))
+			names = append(names, v.Name)
 		}
 	}
 	if len(paths) == 0 {

@@ -664,15 +664,34 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// countingMatcher wraps the in-process matcher behind the seam.
+// countingMatcher wraps the in-process matcher behind the seam; with
+// jgfOnly it answers matches with a JGF only, as a remote matcher might.
 type countingMatcher struct {
-	Matcher
+	*localMatcher
 	matches int
+	jgfOnly bool
 }
 
 func (m *countingMatcher) Match(op gofluxion.Op, js []byte, id uint64, at int64) (*MatchResult, error) {
 	m.matches++
-	return m.Matcher.Match(op, js, id, at)
+	if !m.jgfOnly {
+		return m.localMatcher.Match(op, js, id, at)
+	}
+	j, err := m.m.ParseJobspec(js)
+	if err != nil {
+		return nil, err
+	}
+	var a *gofluxion.Allocation
+	if id == 0 {
+		a, err = m.m.Match(op, j, at)
+	} else {
+		a, err = m.m.MatchWithID(op, j, id, at)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := a.Render("jgf")
+	return &MatchResult{Start: a.Start, End: a.End, JGF: r}, err
 }
 
 // Every match goes through plugin.Matcher: another implementation can
@@ -680,17 +699,27 @@ func (m *countingMatcher) Match(op gofluxion.Op, js []byte, id uint64, at int64)
 func TestMatcherSeam(t *testing.T) {
 	a := &Args{}
 	a.SetDefaults()
-	lm, err := newLocalMatcher(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm := &countingMatcher{Matcher: lm}
-	c := NewClusterWith(a, cm, klog.Background())
-	addNodes(c, node("n0", 4, 4, 0), node("n1", 4, 4, 0))
-	if _, err := c.Place("default/g", gangPods("g", 2, 1000, 0, 0), nil); err != nil || cm.matches != 1 {
-		t.Fatalf("%v, %d matches", err, cm.matches)
-	}
-	if c.Stats().Vertices != lm.Vertices() {
-		t.Error("stats not from the seam")
+	for _, jgfOnly := range []bool{false, true} {
+		lm, err := newLocalMatcher(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm := &countingMatcher{localMatcher: lm, jgfOnly: jgfOnly}
+		c := NewClusterWith(a, cm, klog.Background())
+		withClock(c, newClock())
+		addNodes(c, lnode("n0", "z", "", 4, 4, 0), lnode("n1", "z", "", 4, 4, 0))
+		pl, err := c.Place("default/g", withDeadline(gangPods("g", 2, 1000, 0, 0), 60), nil)
+		if err != nil || cm.matches != 1 || len(distinct(pl)) != 2 {
+			t.Fatalf("jgf only %v: %v %v, %d matches", jgfOnly, pl, err, cm.matches)
+		}
+		if c.Stats().Vertices != lm.Vertices() {
+			t.Error("stats not from the seam")
+		}
+		// a reservation's place is read from the selection too
+		_, err = c.Place("default/h", []*v1.Pod{pod("h", "", 0, 4000, 0, 0)}, nil)
+		var pe *PlaceError
+		if !errors.As(err, &pe) || !pe.Reserved || pe.Where != "zone z" {
+			t.Errorf("jgf only %v: %v", jgfOnly, err)
+		}
 	}
 }
