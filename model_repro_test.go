@@ -144,7 +144,7 @@ func TestReproRemovedHeldRestore(t *testing.T) {
 
 // TestReproRemovedHeldCancel: Remove of a core a job holds, then Cancel of
 // the job: the job's records on the removed core stay (in the Snapshot),
-// and a restored copy differs from the original.
+// and Restore refuses that Snapshot (records of a job not in the table).
 func TestReproRemovedHeldCancel(t *testing.T) {
 	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
 	if err != nil {
