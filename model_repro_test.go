@@ -865,3 +865,47 @@ func TestReproRankPartialCancelOfAnotherRank(t *testing.T) {
 		t.Errorf("a partial cancel of rank 0, where job %d holds nothing, released the whole job (%v; it still books %v)", a.JobID, j.State, jobLeafPaths(t, x, a.JobID))
 	}
 }
+
+// TestReproRemoveThenAllocationLacksCluster: after Remove of a free core on
+// node1, a node-exclusive match on node0 gives an allocation without the
+// cluster vertex (whose pruning filter span could not be booked), so its R
+// has an edge from a vertex it does not list and Update refuses it.
+func TestReproRemoveThenAllocationLacksCluster(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
+	r := b.MustAdd(c, "rack", 0)
+	for i, cores := range []int{2, 1} {
+		n := b.MustAdd(r, "node", int64(i), graph.WithRank(int64(i)))
+		for si := range 2 {
+			s := b.MustAdd(n, "socket", int64(si), graph.WithRank(int64(i)))
+			for k := range cores {
+				b.MustAdd(s, "core", int64(si*cores+k), graph.WithRank(int64(i)))
+			}
+		}
+	}
+	x, err := New(b.Graph(), Options{Policy: "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Remove("/m0/rack0/node1/socket1/core1"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: node, count: 1, exclusive: true, with: [{type: socket, count: 1, with: [{type: core, count: 1}]}]}]", 6), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, res := range a.Resources {
+		paths = append(paths, res.Path)
+	}
+	if !slices.Contains(paths, "/m0") {
+		t.Errorf("the allocation lacks the cluster vertex: %v", paths)
+	}
+	R, _ := a.Render("rv1")
+	if err := x.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Update(a.JobID, []byte(R)); err != nil {
+		t.Errorf("Update from the job's own R: %v", err)
+	}
+}
