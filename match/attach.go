@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jgf"
@@ -42,11 +43,46 @@ func (m *Matcher) grow(nv, ne int) {
 		}
 	}
 	m.fitScratch()
+	// New edges are appended to their sources' orders and each touched
+	// source is sorted once at the end: sorting after every edge made
+	// attaching k children to a vertex of degree d cost O(k·d·log d).
+	var touched []graph.VertexID
+	before := map[graph.VertexID]int{} // touched source → its order's old length
 	for e := ne; e < g.NumEdges(); e++ {
 		m.weight = append(m.weight, math.MaxUint64)
 		ed := g.E(graph.EdgeID(e))
-		l := append(m.outOrder[ed.Src], outEntry{weight: math.MaxUint64, uniq: g.V(ed.Dst).UniqID, edge: graph.EdgeID(e), dst: ed.Dst, sub: ed.Subsystem})
-		sortOut(l)
-		m.outOrder[ed.Src] = l
+		if _, ok := before[ed.Src]; !ok {
+			before[ed.Src] = len(m.outOrder[ed.Src])
+			touched = append(touched, ed.Src)
+		}
+		m.outOrder[ed.Src] = append(m.outOrder[ed.Src], outEntry{weight: math.MaxUint64, uniq: g.V(ed.Dst).UniqID, edge: graph.EdgeID(e), dst: ed.Dst, sub: ed.Subsystem})
 	}
+	for _, u := range touched {
+		m.outOrder[u] = sortAppended(m.outOrder[u], before[u])
+	}
+}
+
+// sortAppended sorts l, whose first n entries are sorted and whose others
+// were appended in edge order, into the order that sorting after each
+// append gives. With distinct keys that is the one sorted order. Equal
+// keys (two edges to one target) end in an order that depends on the
+// sequence of sorts, so then the appends are replayed one sort at a time.
+func sortAppended(l []outEntry, n int) []outEntry {
+	if len(l)-n <= 1 {
+		sortOut(l)
+		return l
+	}
+	orig := slices.Clone(l)
+	sortOut(l)
+	for i := 1; i < len(l); i++ {
+		if !outAfter(l[i], l[i-1]) { // equal keys
+			r := orig[:n:n]
+			for _, x := range orig[n:] {
+				r = append(r, x)
+				sortOut(r)
+			}
+			return r
+		}
+	}
+	return l
 }
