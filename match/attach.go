@@ -6,7 +6,6 @@ import (
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jgf"
-	"github.com/gofluxion/gofluxion/planner"
 )
 
 // Attach grows the graph with a JGF subgraph (spec traversal.md §14.5):
@@ -17,7 +16,7 @@ import (
 func (m *Matcher) Attach(doc *jgf.Document) error {
 	m.msg.Reset()
 	nv, ne := m.g.NumVertices(), m.g.NumEdges()
-	if err := jgf.Load(m.g, doc); err != nil {
+	if err := jgf.Load(m.wgraph(), doc); err != nil {
 		return err
 	}
 	m.grow(nv, ne)
@@ -26,39 +25,32 @@ func (m *Matcher) Attach(doc *jgf.Document) error {
 }
 
 // grow extends the per-vertex and per-edge state to vertices and edges
-// added to the graph since it had nv vertices and ne edges.
+// added to the graph since it had nv vertices and ne edges: new vertices
+// get records lazily, new edges join their sources' dynamic order.
 func (m *Matcher) grow(nv, ne int) {
 	g := m.g
-	for v := nv; v < g.NumVertices(); v++ {
-		var p, x = m.plans, m.xchk
-		p = append(p, planner.Planner{})
-		x = append(x, planner.Planner{})
-		p[v].Init(0, math.MaxInt64, g.V(graph.VertexID(v)).Size)
-		x[v].Init(0, math.MaxInt64, xCheckerTotal)
-		m.plans, m.xchk = p, x
-		m.jobs = append(m.jobs, nil)
-		m.outOrder = append(m.outOrder, nil)
-		for si := range m.subs {
-			m.filt[si] = append(m.filt[si], nil)
-		}
-	}
 	m.fitScratch()
+	if !m.dynamic {
+		return
+	}
 	// New edges are appended to their sources' orders and each touched
 	// source is sorted once at the end: sorting after every edge made
 	// attaching k children to a vertex of degree d cost O(k·d·log d).
 	var touched []graph.VertexID
 	before := map[graph.VertexID]int{} // touched source → its order's old length
+	lists := map[graph.VertexID][]outEntry{}
 	for e := ne; e < g.NumEdges(); e++ {
-		m.weight = append(m.weight, math.MaxUint64)
 		ed := g.E(graph.EdgeID(e))
 		if _, ok := before[ed.Src]; !ok {
-			before[ed.Src] = len(m.outOrder[ed.Src])
+			old := m.childOrder(ed.Src).l
+			before[ed.Src] = len(old)
+			lists[ed.Src] = old[:len(old):len(old)] // appends copy
 			touched = append(touched, ed.Src)
 		}
-		m.outOrder[ed.Src] = append(m.outOrder[ed.Src], outEntry{weight: math.MaxUint64, uniq: g.V(ed.Dst).UniqID, edge: graph.EdgeID(e), dst: ed.Dst, sub: ed.Subsystem})
+		lists[ed.Src] = append(lists[ed.Src], outEntry{weight: math.MaxUint64, uniq: g.V(ed.Dst).UniqID, edge: graph.EdgeID(e), dst: ed.Dst, sub: ed.Subsystem})
 	}
 	for _, u := range touched {
-		m.outOrder[u] = sortAppended(m.outOrder[u], before[u])
+		m.setOrder(u, sortAppended(lists[u], before[u]))
 	}
 }
 

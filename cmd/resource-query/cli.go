@@ -463,7 +463,7 @@ func (c *cli) cmdSetProperty(args []string) {
 		return
 	}
 	for _, v := range vs {
-		c.g.SetProperty(v, kv[:i], kv[i+1:])
+		c.m.SetProperty(v, kv[:i], kv[i+1:])
 	}
 }
 
