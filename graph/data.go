@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Data is a plain, serialisable copy of a graph: every vertex and edge
@@ -96,9 +97,8 @@ func (g *Graph) Export() *Data {
 	for _, k := range sortedKeys(g.byName) {
 		d.ByName = append(d.ByName, IndexEntry{k, slices.Clone(g.byName[k])})
 	}
-	for _, k := range sortedKeys(g.byPath) {
-		d.ByPath = append(d.ByPath, IndexEntry{k, slices.Clone(g.byPath[k])})
-	}
+	g.eachPath(func(p string, l []VertexID) { d.ByPath = append(d.ByPath, IndexEntry{p, slices.Clone(l)}) })
+	slices.SortFunc(d.ByPath, func(a, b IndexEntry) int { return strings.Compare(a.Key, b.Key) })
 	ranks := make([]int64, 0, len(g.byRank))
 	for r := range g.byRank {
 		ranks = append(ranks, r)
@@ -142,7 +142,7 @@ func Import(d *Data) (*Graph, error) {
 		byType:     make([][]VertexID, len(d.ByType)),
 		byName:     make(map[string][]VertexID, len(d.ByName)),
 		byRank:     make(map[int64][]VertexID, len(d.ByRank)),
-		byPath:     make(map[string][]VertexID, len(d.ByPath)),
+		pidx:       newPathIndex(),
 		nodeRank:   d.NodeRank,
 	}
 	if g.Types.Len() != nt || g.Subsystems.Len() != ns {
@@ -222,7 +222,7 @@ func Import(d *Data) (*Graph, error) {
 		if err := check("path", e.Vertices); err != nil {
 			return nil, err
 		}
-		g.byPath[e.Key] = slices.Clone(e.Vertices)
+		g.setPathList(e.Key, e.Vertices)
 	}
 	return g, nil
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,7 +122,7 @@ type Graph struct {
 	byType [][]VertexID // indexed by TypeID
 	byName map[string][]VertexID
 	byRank map[int64][]VertexID
-	byPath map[string][]VertexID
+	pidx   pathIndex // the path index (pathindex.go)
 	// nodeRank is the next rank given to a node vertex by loaders that
 	// number nodes in creation order.
 	nodeRank int64
@@ -151,7 +150,7 @@ func New() *Graph {
 		Subsystems: NewNames(subsystemPrefix...),
 		byName:     make(map[string][]VertexID),
 		byRank:     make(map[int64][]VertexID),
-		byPath:     make(map[string][]VertexID),
+		pidx:       newPathIndex(),
 	}
 }
 
@@ -177,9 +176,9 @@ func (g *Graph) Reserve(vertices, edges int) {
 // it: a reader calls it once, early, with its estimate of the vertices to
 // come, which saves the index's growing step by step.
 func (g *Graph) ReservePaths(n int) {
-	m := make(map[string][]VertexID, len(g.byPath)+n)
-	maps.Copy(m, g.byPath)
-	g.byPath = m
+	if (g.pidx.live+n)*2 > len(g.pidx.ids) {
+		g.resizePaths(g.pidx.live + n)
+	}
 }
 
 // NumVertices is the number of vertex slots (including removed ones).
@@ -279,8 +278,8 @@ func (g *Graph) AddVertex(v Vertex) VertexID {
 	g.byType[v.Type] = append(g.byType[v.Type], id)
 	g.byName[v.Name] = append(g.byName[v.Name], id)
 	g.byRank[v.Rank] = append(g.byRank[v.Rank], id)
-	for _, p := range v.Paths {
-		g.byPath[p.Path] = append(g.byPath[p.Path], id)
+	for i, p := range v.Paths {
+		g.indexPath(p.Path, id, i == 0)
 	}
 	return id
 }
@@ -288,6 +287,7 @@ func (g *Graph) AddVertex(v Vertex) VertexID {
 // AddPath gives v a path in subsystem s (replacing an existing one in the
 // vertex, but keeping old index entries, as Fluxion does) and indexes it.
 func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
+	g.releaseFirst(v) // the first path may change
 	vx := &g.vertices[v]
 	i, ok := slices.BinarySearchFunc(vx.Paths, s, func(p Path, s SubsystemID) int { return int(p.Subsystem - s) })
 	if ok {
@@ -295,7 +295,7 @@ func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
 	} else {
 		vx.Paths = slices.Insert(vx.Paths, i, Path{s, path})
 	}
-	g.byPath[path] = append(g.byPath[path], v)
+	g.indexPath(path, v, false)
 }
 
 // AddEdge creates a new edge src→dst in subsystem s.
@@ -360,7 +360,7 @@ func (g *Graph) Unindex(v VertexID) {
 	g.gen++
 	vx := &g.vertices[v]
 	for _, p := range vx.Paths {
-		delete(g.byPath, p.Path)
+		g.unindexPath(p.Path)
 	}
 	removeFirst := func(l []VertexID) []VertexID {
 		if i := slices.Index(l, v); i >= 0 {
@@ -400,7 +400,7 @@ func (g *Graph) HasRank(r int64) bool {
 }
 
 // ByPath lists vertices at path p (in any subsystem).
-func (g *Graph) ByPath(p string) []VertexID { return g.byPath[p] }
+func (g *Graph) ByPath(p string) []VertexID { return g.lookupPath(p) }
 
 // Ranks returns the rank keys of the rank index in ascending order.
 func (g *Graph) Ranks() []int64 {
@@ -419,7 +419,7 @@ func (g *Graph) IndexSizes() (types, names, paths int) {
 			types++
 		}
 	}
-	return types, len(g.byName), len(g.byPath)
+	return types, len(g.byName), g.pathKeys()
 }
 
 // NextNodeRank returns the next per-load node rank (GRUG and hwloc number
@@ -457,7 +457,7 @@ func (g *Graph) Clone() *Graph {
 		byType:     cloneLists(g.byType),
 		byName:     cloneIndex(g.byName),
 		byRank:     cloneIndex(g.byRank),
-		byPath:     cloneIndex(g.byPath),
+		pidx:       g.pidx.clone(),
 		nodeRank:   g.nodeRank,
 		gen:        g.gen,
 	}
