@@ -36,21 +36,35 @@ func (m *Matcher) grow(nv, ne int) {
 	// New edges are appended to their sources' orders and each touched
 	// source is sorted once at the end: sorting after every edge made
 	// attaching k children to a vertex of degree d cost O(k·d·log d).
+	// (AddEdge appends, so a source's old edges are a prefix of its
+	// out-edges.)
 	var touched []graph.VertexID
-	before := map[graph.VertexID]int{} // touched source → its order's old length
-	lists := map[graph.VertexID][]outEntry{}
+	added := map[graph.VertexID]int{} // touched source → its new edges
 	for e := ne; e < g.NumEdges(); e++ {
-		ed := g.E(graph.EdgeID(e))
-		if _, ok := before[ed.Src]; !ok {
-			old := m.childOrder(ed.Src).l
-			before[ed.Src] = len(old)
-			lists[ed.Src] = old[:len(old):len(old)] // appends copy
-			touched = append(touched, ed.Src)
+		src := g.E(graph.EdgeID(e)).Src
+		if added[src] == 0 {
+			touched = append(touched, src)
 		}
-		lists[ed.Src] = append(lists[ed.Src], outEntry{weight: math.MaxUint64, uniq: g.V(ed.Dst).UniqID, edge: graph.EdgeID(e), dst: ed.Dst, sub: ed.Subsystem})
+		added[src]++
 	}
 	for _, u := range touched {
-		m.setOrder(u, sortAppended(lists[u], before[u]))
+		out := g.Out(u)
+		if m.derivedOrder(u) && outIncreasing(g, out) {
+			continue // still derived: the sorted order is out reversed
+		}
+		var old []outEntry
+		if m.derivedOrder(u) {
+			old = rOrder{out: out[:len(out)-added[u]], g: g}.list()
+		} else {
+			old = m.childOrder(u).l
+		}
+		n := len(old)
+		l := make([]outEntry, n, n+added[u])
+		copy(l, old)
+		for _, h := range out[len(out)-added[u]:] {
+			l = append(l, outEntry{weight: math.MaxUint64, uniq: g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem})
+		}
+		m.setOrder(u, sortAppended(l, n))
 	}
 }
 

@@ -71,7 +71,7 @@ func TestAttachOrderCorpus(t *testing.T) {
 				}
 				old := make([][]outEntry, m.g.NumVertices())
 				for v := range old {
-					old[v] = slices.Clone(m.childOrder(graph.VertexID(v)).l)
+					old[v] = m.childOrder(graph.VertexID(v)).list()
 				}
 				ne := m.g.NumEdges()
 				if err := m.Attach(doc); err != nil {
@@ -79,7 +79,7 @@ func TestAttachOrderCorpus(t *testing.T) {
 				}
 				want := refGrowOrder(old, m.g, ne)
 				for v := range want {
-					got := m.childOrder(graph.VertexID(v)).l
+					got := m.childOrder(graph.VertexID(v)).list()
 					if !slices.Equal(got, want[v]) {
 						t.Fatalf("%s %s %s: vertex %d: order %v, want %v", filepath.Base(dir), pol, filepath.Base(f), v, got, want[v])
 					}

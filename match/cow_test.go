@@ -314,3 +314,54 @@ func TestCopyOnWrite(t *testing.T) {
 	}
 	t.Logf("%d operations on %d clones compared with their replays", ops, clones)
 }
+
+// TestDerivedOrders: a matcher that derives unchanged dynamic child orders
+// from the out-edges decides as one that stores every order (what
+// matchers did before), on random streams of every operation over graphs
+// whose children come in increasing uniq_id order (derived) or not
+// (stored).
+func TestDerivedOrders(t *testing.T) {
+	rng := rand.New(rand.NewSource(*roundtripSeed + 400))
+	ops := 0
+	for run := range roundtripRuns(150) {
+		opts := match.Options{Policy: pick(rng, dynamicPolicies...), FluxionQuirks: rng.Intn(3) == 0}
+		g0 := rackGraph(rng, false)
+		switch run % 4 {
+		case 0: // children in decreasing uniq_id order (stored orders)
+			for v := range g0.NumVertices() {
+				g0.V(graph.VertexID(v)).UniqID = int64(1000 - v)
+			}
+		case 1: // attached children come before the others
+			for v := range g0.NumVertices() {
+				g0.V(graph.VertexID(v)).UniqID = int64(100000 + v)
+			}
+		case 2: // a node with a second dominant parent: its removal
+			// leaves an entry in that parent's order
+			nodes := g0.ByType(graph.TypeNode)
+			g0.AddEdge(g0.Root(graph.Containment), nodes[rng.Intn(len(nodes))], graph.Containment)
+		}
+		a, err := match.New(g0.Clone(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := match.New(g0.Clone(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		match.StoreAllOrders(b)
+		side := &cowSide{name: "a", m: a, nextJob: 1}
+		for range 20 + rng.Intn(40) {
+			side.next(t, rng)
+			o := side.ops[len(side.ops)-1]
+			got, _, _ := cowApply(t, b, o)
+			ops++
+			if want := side.outs[len(side.outs)-1]; got != want {
+				t.Fatalf("run %d policy %q: %s\nderived: %s\nstored:  %s", run, opts.Policy, o, want, got)
+			}
+		}
+		if x, y := stateJSON(t, a), stateJSON(t, b); x != y {
+			t.Fatalf("run %d: states differ:\n%s\n%s", run, x, y)
+		}
+	}
+	t.Logf("%d operations compared", ops)
+}

@@ -60,7 +60,7 @@ func stateDigest(m *Matcher, probes []int64, order bool) string {
 	if order {
 		fmt.Fprintf(&b, "weights %v\n", weightsOf(m))
 		for v := range m.g.NumVertices() {
-			l := m.childOrder(graph.VertexID(v)).l
+			l := m.childOrder(graph.VertexID(v)).list()
 			if len(l) == 0 {
 				continue
 			}

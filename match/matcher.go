@@ -482,8 +482,8 @@ func (m *Matcher) initState() {
 	if m.dynamic {
 		for v := 0; v < nv; v++ {
 			out := g.Out(graph.VertexID(v))
-			if len(out) == 0 {
-				continue
+			if len(out) == 0 || outIncreasing(g, out) {
+				continue // derived (see childOrder)
 			}
 			l := make([]outEntry, 0, len(out))
 			for _, h := range out {
@@ -547,6 +547,9 @@ func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, uniq int64, w uint64) 
 	if e < 0 || int(e) >= m.g.NumEdges() {
 		return
 	}
+	if m.derivedOrder(u) {
+		m.worder(u) // a re-keyed order is stored
+	}
 	ro := m.childOrder(u).l
 	key := outEntry{weight: m.weight(e), uniq: uniq}
 	i := outPos(ro, key)
@@ -557,7 +560,7 @@ func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, uniq int64, w uint64) 
 			return
 		}
 	}
-	l := m.wrec(u).out
+	l := m.worder(u)
 	x := l[i]
 	x.weight = w
 	m.setWeight(e, w)

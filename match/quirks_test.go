@@ -74,7 +74,7 @@ func isInvalid(err error) bool {
 // orderOf returns the names of u's children in the dynamic order.
 func orderOf(m *Matcher, u graph.VertexID) string {
 	s := ""
-	for _, e := range m.childOrder(u).l {
+	for _, e := range m.childOrder(u).list() {
 		s += m.g.V(e.dst).Name + " "
 	}
 	return s

@@ -224,7 +224,7 @@ func (m *Matcher) removeSubgraphs(roots, set []graph.VertexID) error {
 		if m.childOrder(p).none() {
 			continue
 		}
-		l := m.wrec(p).out
+		l := m.worder(p)
 		out := l[:0]
 		for _, e := range l {
 			if e.dst != r {
@@ -232,6 +232,23 @@ func (m *Matcher) removeSubgraphs(roots, set []graph.VertexID) error {
 			}
 		}
 		m.setOrder(p, out)
+	}
+	// The orders of vertices outside the set keep their entries of
+	// removed children (only the roots' parents drop them, above): a
+	// derived order, which would lose them with the edges, is stored
+	// first.
+	if m.dynamic {
+		inSet := make(map[graph.VertexID]bool, len(set))
+		for _, v := range set {
+			inSet[v] = true
+		}
+		for _, v := range set {
+			for _, h := range m.g.In(v) {
+				if !inSet[h.Other] && m.derivedOrder(h.Other) {
+					m.worder(h.Other)
+				}
+			}
+		}
 	}
 	g := m.wgraph()
 	for _, v := range set {

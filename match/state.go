@@ -228,12 +228,15 @@ func Restore(st *State) (*Matcher, error) {
 			return nil, fmt.Errorf("match: restore: weight of edge %d out of range", ew.Edge)
 		}
 		m.setWeight(ew.Edge, ew.Weight)
+		if src := g.E(ew.Edge).Src; m.dynamic && m.derivedOrder(src) {
+			m.worder(src) // a re-keyed order is stored
+		}
 	}
 	for v := range graph.VertexID(nv) {
-		if len(st.Weights) == 0 || m.childOrder(v).none() {
+		if len(st.Weights) == 0 || m.derivedOrder(v) {
 			continue
 		}
-		l := m.wrec(v).out
+		l := m.worder(v)
 		for i := range l {
 			l[i].weight = m.weight(l[i].edge)
 		}

@@ -229,19 +229,72 @@ func findJob(l []jobRec, job uint64) (int, bool) {
 	return lo, lo < len(l) && l[lo].job == job
 }
 
-// rOrder is a read-only view of a vertex's dynamic child order.
-type rOrder struct{ l []outEntry }
+// rOrder is a read-only view of a vertex's dynamic child order: a list
+// (materialized), or the reverse of the vertex's out-edges (derived).
+type rOrder struct {
+	l   []outEntry
+	out []graph.Half
+	g   *graph.Graph
+}
 
-func (r rOrder) Len() int          { return len(r.l) }
-func (r rOrder) At(i int) outEntry { return r.l[i] }
-func (r rOrder) none() bool        { return r.l == nil }
-
-// childOrder returns u's dynamic child order.
-func (s *schedule) childOrder(u graph.VertexID) rOrder {
-	if r := s.rec(u); r != nil {
-		return rOrder{r.out}
+func (r rOrder) Len() int {
+	if r.out != nil {
+		return len(r.out)
 	}
-	return rOrder{}
+	return len(r.l)
+}
+
+func (r rOrder) At(i int) outEntry {
+	if r.out != nil {
+		h := r.out[len(r.out)-1-i]
+		return outEntry{weight: math.MaxUint64, uniq: r.g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem}
+	}
+	return r.l[i]
+}
+
+func (r rOrder) none() bool { return r.l == nil && len(r.out) == 0 }
+
+// list returns the order as a new list.
+func (r rOrder) list() []outEntry {
+	if r.out == nil {
+		return slices.Clone(r.l)
+	}
+	l := make([]outEntry, r.Len())
+	for i := range l {
+		l[i] = r.At(i)
+	}
+	return l
+}
+
+// childOrder returns u's dynamic child order (none unless the policy is
+// dynamic). A vertex whose order was never changed, and whose out-edges
+// go to strictly increasing uniq_ids, stores none: its order (by weight,
+// all equal, then uniq_id, both descending) is its out-edges reversed.
+func (s *schedule) childOrder(u graph.VertexID) rOrder {
+	if !s.dynamic {
+		return rOrder{}
+	}
+	if r := s.rec(u); r != nil && r.out != nil {
+		return rOrder{l: r.out}
+	}
+	return rOrder{out: s.g.Out(u), g: s.g}
+}
+
+// derivedOrder reports whether u's order is derived from its out-edges.
+func (s *schedule) derivedOrder(u graph.VertexID) bool {
+	r := s.rec(u)
+	return r == nil || r.out == nil
+}
+
+// outIncreasing reports whether out goes to strictly increasing uniq_ids,
+// so that the reverse is the default dynamic order.
+func outIncreasing(g *graph.Graph, out []graph.Half) bool {
+	for i := 1; i < len(out); i++ {
+		if g.V(out[i-1].Other).UniqID >= g.V(out[i].Other).UniqID {
+			return false
+		}
+	}
+	return true
 }
 
 // weight returns the dynamic-order weight of edge e.
@@ -430,12 +483,26 @@ func (s *schedule) clearJobs(v graph.VertexID) {
 	}
 }
 
-// setOrder replaces u's dynamic child order.
+// setOrder replaces u's dynamic child order by a list; nil makes it
+// derived again (u's out-edges must then allow that).
 func (s *schedule) setOrder(u graph.VertexID, l []outEntry) {
-	if l == nil && s.childOrder(u).none() {
+	if l == nil && s.derivedOrder(u) {
 		return
 	}
 	s.wrec(u).out = l
+}
+
+// worder returns u's order as a list for a change, materializing a
+// derived one.
+func (s *schedule) worder(u graph.VertexID) []outEntry {
+	if s.derivedOrder(u) {
+		l := s.childOrder(u).list()
+		if l == nil {
+			l = []outEntry{}
+		}
+		s.wrec(u).out = l
+	}
+	return s.wrec(u).out
 }
 
 // wjx returns the job index for a change.

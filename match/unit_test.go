@@ -318,7 +318,7 @@ func TestOutOrder(t *testing.T) {
 	for i := range 5 {
 		b.MustAdd(root, "node", int64(i))
 	}
-	m := &Matcher{schedule: &schedule{g: b.Graph(), store: store{token: newToken()}}}
+	m := &Matcher{schedule: &schedule{g: b.Graph(), dynamic: true, store: store{token: newToken()}}}
 	for _, e := range l {
 		m.setWeight(e.edge, e.weight)
 	}
@@ -327,7 +327,7 @@ func TestOutOrder(t *testing.T) {
 	m.rekey(0, 3, 9, 5)
 	m.rekey(0, 99, 1, 1) // unknown edge: no-op
 	got = got[:0]
-	for _, e := range m.childOrder(0).l {
+	for _, e := range m.childOrder(0).list() {
 		got = append(got, e.edge)
 	}
 	if want := []graph.EdgeID{1, 3, 2, 0, 4}; !slices.Equal(got, want) {
