@@ -136,8 +136,6 @@ func Import(d *Data) (*Graph, error) {
 		Subsystems: NewNames(d.Subsystems...),
 		vertices:   make([]Vertex, nv),
 		edges:      make([]Edge, ne),
-		out:        make([][]Half, nv),
-		in:         make([][]Half, nv),
 		roots:      slices.Clone(d.Roots),
 		byType:     make([][]VertexID, len(d.ByType)),
 		byName:     make(map[string][]VertexID, len(d.ByName)),
@@ -177,16 +175,20 @@ func Import(d *Data) (*Graph, error) {
 		}
 		g.vertices[i] = v
 	}
+	g.out.lists = make([]adjList, nv)
+	g.in.lists = make([]adjList, nv)
 	for i, ed := range d.Edges {
 		if !okV(ed.Src) || !okV(ed.Dst) || ed.Subsystem < 0 || int(ed.Subsystem) >= ns {
 			return nil, fmt.Errorf("graph: edge %d out of range", i)
 		}
 		g.edges[i] = Edge{Src: ed.Src, Dst: ed.Dst, Subsystem: ed.Subsystem, dead: ed.Removed}
 		if !ed.Removed {
-			g.out[ed.Src] = append(g.out[ed.Src], Half{EdgeID(i), ed.Dst, ed.Subsystem})
-			g.in[ed.Dst] = append(g.in[ed.Dst], Half{EdgeID(i), ed.Src, ed.Subsystem})
+			g.out.add(ed.Src, Half{EdgeID(i), ed.Dst, ed.Subsystem})
+			g.in.add(ed.Dst, Half{EdgeID(i), ed.Src, ed.Subsystem})
 		}
 	}
+	g.out.compact()
+	g.in.compact()
 	for _, r := range g.roots {
 		if r != NoVertex && !okV(r) {
 			return nil, fmt.Errorf("graph: root %d out of range", r)

@@ -115,8 +115,8 @@ type Graph struct {
 
 	vertices []Vertex
 	edges    []Edge
-	out      [][]Half
-	in       [][]Half
+	out      adjacency // out-edges, by vertex
+	in       adjacency // in-edges, by vertex
 	roots    []VertexID // indexed by SubsystemID
 
 	byType [][]VertexID // indexed by TypeID
@@ -158,8 +158,8 @@ func New() *Graph {
 func (g *Graph) Grow(n int) {
 	g.vertices = slices.Grow(g.vertices, n)
 	g.edges = slices.Grow(g.edges, n)
-	g.out = slices.Grow(g.out, n)
-	g.in = slices.Grow(g.in, n)
+	g.out.grow(n, n)
+	g.in.grow(n, n)
 }
 
 // Reserve makes room for at least vertices more vertices and edges more
@@ -167,8 +167,8 @@ func (g *Graph) Grow(n int) {
 // (Grow reserves the same number of both).
 func (g *Graph) Reserve(vertices, edges int) {
 	g.vertices = slices.Grow(g.vertices, vertices)
-	g.out = slices.Grow(g.out, vertices)
-	g.in = slices.Grow(g.in, vertices)
+	g.out.grow(vertices, edges)
+	g.in.grow(vertices, edges)
 	g.edges = slices.Grow(g.edges, edges)
 }
 
@@ -215,10 +215,10 @@ func (g *Graph) V(v VertexID) *Vertex { return &g.vertices[v] }
 func (g *Graph) E(e EdgeID) *Edge { return &g.edges[e] }
 
 // Out returns v's out-edges in creation order. Do not modify.
-func (g *Graph) Out(v VertexID) []Half { return g.out[v] }
+func (g *Graph) Out(v VertexID) []Half { return g.out.of(v) }
 
 // In returns v's in-edges in creation order. Do not modify.
-func (g *Graph) In(v VertexID) []Half { return g.in[v] }
+func (g *Graph) In(v VertexID) []Half { return g.in.of(v) }
 
 // TypeName is the name of v's type.
 func (g *Graph) TypeName(v VertexID) string { return g.Types.Name(int32(g.vertices[v].Type)) }
@@ -270,8 +270,8 @@ func (g *Graph) AddVertex(v Vertex) VertexID {
 	id := VertexID(len(g.vertices))
 	g.gen++
 	g.vertices = append(g.vertices, v)
-	g.out = append(g.out, nil)
-	g.in = append(g.in, nil)
+	g.out.addVertex()
+	g.in.addVertex()
 	for int(v.Type) >= len(g.byType) {
 		g.byType = append(g.byType, nil)
 	}
@@ -303,14 +303,14 @@ func (g *Graph) AddEdge(src, dst VertexID, s SubsystemID) EdgeID {
 	e := EdgeID(len(g.edges))
 	g.gen++
 	g.edges = append(g.edges, Edge{Src: src, Dst: dst, Subsystem: s})
-	g.out[src] = append(g.out[src], Half{e, dst, s})
-	g.in[dst] = append(g.in[dst], Half{e, src, s})
+	g.out.add(src, Half{e, dst, s})
+	g.in.add(dst, Half{e, src, s})
 	return e
 }
 
 // FindEdge returns the first live edge src→dst in any subsystem.
 func (g *Graph) FindEdge(src, dst VertexID) (EdgeID, bool) {
-	for _, h := range g.out[src] {
+	for _, h := range g.out.of(src) {
 		if h.Other == dst {
 			return h.Edge, true
 		}
@@ -323,16 +323,8 @@ func (g *Graph) SetEdgeSubsystem(e EdgeID, s SubsystemID) {
 	ed := &g.edges[e]
 	g.gen++
 	ed.Subsystem = s
-	for i := range g.out[ed.Src] {
-		if g.out[ed.Src][i].Edge == e {
-			g.out[ed.Src][i].Subsystem = s
-		}
-	}
-	for i := range g.in[ed.Dst] {
-		if g.in[ed.Dst][i].Edge == e {
-			g.in[ed.Dst][i].Subsystem = s
-		}
-	}
+	g.out.retag(ed.Src, e, s)
+	g.in.retag(ed.Dst, e, s)
 }
 
 // RemoveEdge deletes edge e from both adjacency lists.
@@ -343,19 +335,19 @@ func (g *Graph) RemoveEdge(e EdgeID) {
 	}
 	ed.dead = true
 	g.gen++
-	g.out[ed.Src] = slices.DeleteFunc(g.out[ed.Src], func(h Half) bool { return h.Edge == e })
-	g.in[ed.Dst] = slices.DeleteFunc(g.in[ed.Dst], func(h Half) bool { return h.Edge == e })
+	g.out.remove(ed.Src, e)
+	g.in.remove(ed.Dst, e)
 }
 
 // Unindex removes v's edges and index entries (its slot stays allocated):
 // all path keys of v are deleted whole, and v's first occurrence in the
 // type, name and rank indexes is removed (spec traversal.md §14.4).
 func (g *Graph) Unindex(v VertexID) {
-	for len(g.out[v]) > 0 {
-		g.RemoveEdge(g.out[v][0].Edge)
+	for out := g.Out(v); len(out) > 0; out = g.Out(v) {
+		g.RemoveEdge(out[0].Edge)
 	}
-	for len(g.in[v]) > 0 {
-		g.RemoveEdge(g.in[v][0].Edge)
+	for in := g.In(v); len(in) > 0; in = g.In(v) {
+		g.RemoveEdge(in[0].Edge)
 	}
 	g.gen++
 	vx := &g.vertices[v]
@@ -451,8 +443,8 @@ func (g *Graph) Clone() *Graph {
 		Subsystems: g.Subsystems.clone(),
 		vertices:   slices.Clone(g.vertices),
 		edges:      slices.Clone(g.edges),
-		out:        cloneLists(g.out),
-		in:         cloneLists(g.in),
+		out:        g.out.clone(),
+		in:         g.in.clone(),
 		roots:      slices.Clone(g.roots),
 		byType:     cloneLists(g.byType),
 		byName:     cloneIndex(g.byName),
@@ -535,12 +527,13 @@ func (g *Graph) Depth(s SubsystemID) int {
 		depth[i] = -1
 	}
 	depth[root] = 0
-	queue := []VertexID{root}
+	// Every vertex enters the queue once: one array, read from the front.
+	queue := make([]VertexID, 1, len(g.vertices))
+	queue[0] = root
 	max := 0
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, h := range g.out[v] {
+	for head := 0; head < len(queue); head++ {
+		v := queue[head]
+		for _, h := range g.out.of(v) {
 			if h.Subsystem != s || depth[h.Other] >= 0 {
 				continue
 			}
