@@ -115,8 +115,8 @@ type Graph struct {
 
 	vertices []Vertex
 	edges    []Edge
-	out      adjacency // out-edges, by vertex
-	in       adjacency // in-edges, by vertex
+	out      adjacency  // out-edges, by vertex
+	in       adjacency  // in-edges, by vertex
 	roots    []VertexID // indexed by SubsystemID
 
 	byType [][]VertexID // indexed by TypeID
