@@ -79,8 +79,8 @@ func (g *Graph) Export() *Data {
 	for i := range g.vertices {
 		v := &g.vertices[i]
 		vd := VertexData{Type: v.Type, Status: v.Status, Rank: v.Rank, ID: v.ID, UniqID: v.UniqID, Size: v.Size,
-			Basename: v.Basename, Name: v.Name, Unit: v.Unit}
-		for _, p := range v.Props {
+			Basename: v.Basename, Name: v.Name, Unit: v.Unit()}
+		for _, p := range v.Props() {
 			vd.Props = append(vd.Props, [2]string{p.Key, p.Value})
 		}
 		for _, p := range v.Paths {
@@ -152,21 +152,16 @@ func Import(d *Data) (*Graph, error) {
 			return nil, fmt.Errorf("graph: vertex %d: type %d out of range", i, vd.Type)
 		}
 		v := Vertex{Type: vd.Type, Status: vd.Status, Rank: vd.Rank, ID: vd.ID, UniqID: vd.UniqID, Size: vd.Size,
-			Basename: vd.Basename, Name: vd.Name, Unit: vd.Unit}
+			Basename: vd.Basename, Name: vd.Name}
+		var props []Property
 		for _, p := range vd.Props {
-			v.Props = append(v.Props, Property{p[0], p[1]})
+			props = append(props, Property{p[0], p[1]})
 		}
-		if !slices.IsSortedFunc(v.Props, func(a, b Property) int {
-			switch {
-			case a.Key < b.Key:
-				return -1
-			case a.Key > b.Key:
-				return 1
-			}
-			return 0
-		}) {
+		if !slices.IsSortedFunc(props, cmpProp) {
 			return nil, fmt.Errorf("graph: vertex %d: properties not sorted by key", i)
 		}
+		v.SetUnit(vd.Unit)
+		v.SetProps(props)
 		for _, p := range vd.Paths {
 			if p.Subsystem < 0 || int(p.Subsystem) >= ns {
 				return nil, fmt.Errorf("graph: vertex %d: subsystem %d out of range", i, p.Subsystem)

@@ -42,6 +42,10 @@ type Path struct {
 }
 
 // Vertex is one resource pool: Size interchangeable units of one Type.
+//
+// The unit and the properties, which few vertices have, live in a record
+// of their own that copies of a Vertex share: the setters replace it,
+// never change it.
 type Vertex struct {
 	Type     TypeID
 	Status   Status
@@ -51,30 +55,95 @@ type Vertex struct {
 	Size     int64
 	Basename string
 	Name     string
-	Unit     string
-	// Props is sorted by key (byte-wise).
-	Props []Property
-	// Paths is sorted by subsystem number (interning order).
+	// Paths is sorted by subsystem number (interning order). Change it
+	// only through Graph.AddPath once the vertex is in a graph (the path
+	// index reads it).
 	Paths []Path
+	ext   *vertexExt
+}
+
+// vertexExt is the rarely set part of a vertex; never changed once made.
+type vertexExt struct {
+	unit  string
+	props []Property // sorted by key
+}
+
+// Unit returns the unit label ("" for none).
+func (v *Vertex) Unit() string {
+	if v.ext == nil {
+		return ""
+	}
+	return v.ext.unit
+}
+
+// SetUnit sets the unit label.
+func (v *Vertex) SetUnit(u string) {
+	if u == v.Unit() {
+		return
+	}
+	e := vertexExt{unit: u}
+	if v.ext != nil {
+		e.props = v.ext.props
+	}
+	v.setExt(e)
+}
+
+// Props returns the properties, sorted by key (byte-wise). Do not modify.
+func (v *Vertex) Props() []Property {
+	if v.ext == nil {
+		return nil
+	}
+	return v.ext.props
+}
+
+// SetProps replaces the properties by l (sorted by key here if it is
+// not), which the vertex keeps.
+func (v *Vertex) SetProps(l []Property) {
+	if !slices.IsSortedFunc(l, cmpProp) {
+		l = slices.Clone(l)
+		slices.SortStableFunc(l, cmpProp)
+	}
+	if len(l) == 0 {
+		l = nil
+	}
+	v.setExt(vertexExt{unit: v.Unit(), props: l})
+}
+
+func cmpProp(a, b Property) int { return strings.Compare(a.Key, b.Key) }
+
+func (v *Vertex) setExt(e vertexExt) {
+	if e.unit == "" && e.props == nil {
+		v.ext = nil
+		return
+	}
+	v.ext = &e
 }
 
 // Prop returns the value of property key.
 func (v *Vertex) Prop(key string) (string, bool) {
-	i, ok := slices.BinarySearchFunc(v.Props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
+	props := v.Props()
+	i, ok := slices.BinarySearchFunc(props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
 	if !ok {
 		return "", false
 	}
-	return v.Props[i].Value, true
+	return props[i].Value, true
 }
 
 // SetProp sets (or replaces) property key.
 func (v *Vertex) SetProp(key, value string) {
-	i, ok := slices.BinarySearchFunc(v.Props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
-	if ok {
-		v.Props[i].Value = value
+	props := v.Props()
+	i, ok := slices.BinarySearchFunc(props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
+	if ok && props[i].Value == value {
 		return
 	}
-	v.Props = slices.Insert(v.Props, i, Property{key, value})
+	l := make([]Property, 0, len(props)+1)
+	l = append(l, props...)
+	if ok {
+		l[i].Value = value
+	} else {
+		l = slices.Insert(l, i, Property{key, value})
+	}
+	v.setExt(vertexExt{unit: v.Unit(), props: l})
 }
 
 // PathIn returns the vertex's path in subsystem s.
@@ -453,18 +522,14 @@ func (g *Graph) Clone() *Graph {
 		nodeRank:   g.nodeRank,
 		gen:        g.gen,
 	}
-	np, nq := 0, 0
+	// Units and properties are shared (never changed in place).
+	nq := 0
 	for i := range g.vertices {
-		np += len(g.vertices[i].Props)
 		nq += len(g.vertices[i].Paths)
 	}
-	props, paths := make([]Property, 0, np), make([]Path, 0, nq)
+	paths := make([]Path, 0, nq)
 	for i := range c.vertices {
 		v := &c.vertices[i]
-		if len(v.Props) > 0 {
-			props = append(props, v.Props...)
-			v.Props = props[len(props)-len(v.Props) : len(props) : len(props)]
-		}
 		if len(v.Paths) > 0 {
 			paths = append(paths, v.Paths...)
 			v.Paths = paths[len(paths)-len(v.Paths) : len(paths) : len(paths)]
