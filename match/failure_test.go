@@ -391,28 +391,3 @@ func rankedGraph(nnodes, ncores int) *graph.Graph {
 	}
 	return b.Graph()
 }
-
-// A job its root no longer carries while other vertices still do (a rank
-// removal gave the root's share back, o2000267): Fluxion's cancel fails;
-// the library releases the job. A job that tagged nothing (booked from an
-// R under another dominant subsystem) is released in both.
-func TestCancelJobTaggedBelowRoot(t *testing.T) {
-	for _, failures := range []bool{false, true} {
-		g := tinyGraph()
-		m := newMatcherOpts(t, g, Options{Policy: "high", FluxionFailures: failures})
-		matchR(t, m, mkjs(t, g, "slot[1]->core[2]", 3600), 1)
-		root := m.wjob(g.Root(m.dom), 1)
-		root.tagged = false // as after Fluxion's summed rank removal
-		err := m.Cancel(1)
-		if (err != nil) != failures {
-			t.Errorf("failures=%v: Cancel = %v", failures, err)
-		}
-		w := newRecorder()
-		if err := m.Find("jobid-alloc=1", 0, w); err != nil {
-			t.Fatal(err)
-		}
-		if released := w.names(g) == ""; released == failures {
-			t.Errorf("failures=%v: job 1 released = %v (%s)", failures, released, w.names(g))
-		}
-	}
-}
