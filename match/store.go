@@ -28,7 +28,9 @@ import (
 //
 // A vertex without a record has the state of a vertex that was never
 // booked: empty planners of its size, no jobs, no filter and, for a
-// dynamic policy, the child order of its out-edges by uniq_id.
+// dynamic policy, the default child order (its out-edges by uniq_id),
+// derived from the graph when that is its out-edges reversed; so records
+// exist only for booked vertices, filter anchors and stored orders.
 
 // lastToken numbers ownership tokens (0 is never used: a zero owner is
 // owned by no schedule).
@@ -48,7 +50,7 @@ type vrec struct {
 	xchk planner.Planner
 	jobs []jobRec         // sorted by job id
 	filt []*planner.Multi // by matcher subsystem index (shorter: none)
-	out  []outEntry       // the dynamic child order (dynamic policies)
+	out  []outEntry       // the stored dynamic child order; nil: derived (childOrder)
 }
 
 // vchunk holds the records of chunkSize consecutive vertices.
