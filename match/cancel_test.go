@@ -16,9 +16,9 @@ type holding struct {
 
 func holdingOf(m *Matcher, job uint64) holding {
 	var h holding
-	for v := range m.jobs {
-		r := m.jobRec(graph.VertexID(v), job, false)
-		if r == nil {
+	for v := range m.g.NumVertices() {
+		r, ok := m.jobAt(graph.VertexID(v), job)
+		if !ok {
 			continue
 		}
 		h.recs++
@@ -82,7 +82,7 @@ func attachRankedNode(t *testing.T, m *Matcher, id, ncores int) {
 // (the only routes there need FluxionFailures).
 func untagRoot(t *testing.T, m *Matcher, job uint64) {
 	t.Helper()
-	rec := m.jobRec(m.g.Root(m.dom), job, false)
+	rec := m.wjob(m.g.Root(m.dom), job)
 	if rec == nil || !rec.tagged {
 		t.Fatalf("job %d: the root is not tagged", job)
 	}
@@ -99,7 +99,7 @@ func removeRankSummed(t *testing.T, m *Matcher) {
 	if err := m.RemoveRanks([]int64{0}); err == nil {
 		t.Fatalf("RemoveRanks(0) succeeded; want job 2's span over-reduced")
 	}
-	if rec := m.jobRec(m.g.Root(m.dom), 1, false); rec != nil && rec.tagged {
+	if rec, ok := m.jobAt(m.g.Root(m.dom), 1); ok && rec.tagged {
 		t.Fatalf("job 1 is still tagged at the root")
 	}
 	if !m.taggedBelowRoot(1) {
@@ -173,8 +173,8 @@ func TestCancelRootUntagged(t *testing.T) {
 			failures: true,
 			setup: func(t *testing.T, m *Matcher) (uint64, graph.VertexID) {
 				matchR(t, m, mkjs(t, m.g, "node[1]->socket[1]->slot[1]->core[2]", 3600), 1)
-				for v := range m.jobs {
-					if r := m.jobRec(graph.VertexID(v), 1, false); r != nil {
+				for v := range m.g.NumVertices() {
+					if r := m.wjob(graph.VertexID(v), 1); r != nil {
 						r.tagged = false
 					}
 				}
@@ -199,8 +199,8 @@ func TestCancelRootUntagged(t *testing.T) {
 			failures: false,
 			setup: func(t *testing.T, m *Matcher) (uint64, graph.VertexID) {
 				matchR(t, m, mkjs(t, m.g, "node[1]->socket[1]->slot[1]->core[2]", 3600), 1)
-				for v := range m.jobs {
-					if r := m.jobRec(graph.VertexID(v), 1, false); r != nil {
+				for v := range m.g.NumVertices() {
+					if r := m.wjob(graph.VertexID(v), 1); r != nil {
 						r.tagged = false
 					}
 				}
@@ -213,7 +213,7 @@ func TestCancelRootUntagged(t *testing.T) {
 			g := rankedGraph(3, 4)
 			m := newMatcherOpts(t, g, Options{Policy: "low", FluxionFailures: tc.failures})
 			job, core := tc.setup(t, m)
-			if m.jobRec(core, job, false) == nil || m.jobRec(core, job, false).alloc == 0 {
+			if r, ok := m.jobAt(core, job); !ok || r.alloc == 0 {
 				t.Fatalf("job %d holds no allocation on %s", job, g.V(core).Name)
 			}
 			err := m.Cancel(job)
@@ -224,7 +224,7 @@ func TestCancelRootUntagged(t *testing.T) {
 				t.Errorf("Cancel(%d) = %v", job, err)
 			}
 			// Every allocation span is gone, in both modes.
-			if a, _ := m.plans[core].AvailDuring(0, 3600); a != 1 {
+			if a, _ := m.plan(core).AvailDuring(0, 3600); a != 1 {
 				t.Errorf("%s's planner still booked", g.V(core).Name)
 			}
 			w := newRecorder()
@@ -240,15 +240,15 @@ func TestCancelRootUntagged(t *testing.T) {
 			}
 			// The exclusivity span that Fluxion leaves keeps the core from
 			// exclusive use; the library frees it.
-			xfree, _ := m.xchk[core].AvailDuring(0, 3600)
-			if kept := xfree != m.xchk[core].Total(); kept != tc.failures {
+			xfree, _ := m.xplan(core).AvailDuring(0, 3600)
+			if kept := xfree != xCheckerTotal; kept != tc.failures {
 				t.Errorf("%s's exclusivity span kept = %v, want %v", g.V(core).Name, kept, tc.failures)
 			}
 			if !tc.failures {
 				if got != (holding{}) {
 					t.Errorf("library: job %d still holds %+v", job, got)
 				}
-				if n := m.filt[0][g.Root(m.dom)].NumSpans(); n != 0 {
+				if n := m.filter(0, g.Root(m.dom)).NumSpans(); n != 0 {
 					t.Errorf("library: the root filter still holds %d spans", n)
 				}
 			}

@@ -320,7 +320,7 @@ func TestRemoveRanksSharedRank(t *testing.T) {
 					t.Errorf("job records left on rank 0: %s", w.names(g))
 				}
 				core := g.ByPath("/tiny0/rack0/node0/socket0/core0")[0]
-				if a, _ := m.plans[core].AvailDuring(0, 3600); a != 0 {
+				if a, _ := m.plan(core).AvailDuring(0, 3600); a != 0 {
 					t.Errorf("node0's core0 is free again after Fluxion's failed removal")
 				}
 			}
@@ -350,9 +350,9 @@ func TestPartialCancelRanksNothingBack(t *testing.T) {
 				t.Fatalf("PartialCancel(rank 0) = %v, %v", full, err)
 			}
 			rack := g.ByPath("/tiny0/rack0")[0]
-			rec := m.jobRec(rack, 1, false)
-			if tc.failures != (rec != nil && rec.xspan != 0) {
-				t.Errorf("rack0's exclusivity span for job 1 kept = %v, want %v", rec != nil && rec.xspan != 0, tc.failures)
+			rec, ok := m.jobAt(rack, 1)
+			if tc.failures != (ok && rec.xspan != 0) {
+				t.Errorf("rack0's exclusivity span for job 1 kept = %v, want %v", ok && rec.xspan != 0, tc.failures)
 			}
 		})
 	}
