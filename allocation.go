@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/rv1"
 )
 
 // Allocation is the result of a successful match: which job got what, and
@@ -75,10 +76,20 @@ func newAllocation(x *Matcher, rec *emit.Recorder, id uint64, start, at int64) *
 // Render renders the allocation in a match format: simple, pretty_simple,
 // jgf, jgf_shorthand, rlite, rv1, rv1_nosched or rv1_shorthand (an unknown
 // name is ErrInvalid).
+//
+// An allocation without a core or gpu under a node (memory only, say) has
+// no R_lite: rv1 and rv1_shorthand render it as an R whose execution part
+// lists no node ("R_lite": [], "nodelist": []) and whose scheduling part
+// has the resources, which Update reads back (Fluxion renders nothing);
+// rlite and rv1_nosched, which have no scheduling part, fail with
+// ErrInvalid.
 func (a *Allocation) Render(format string) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
 		return "", relabel(err, "render")
+	}
+	if rw, ok := w.(*rv1.Writer); ok {
+		rw.EmptyExecution = true
 	}
 	a.mu.RLock()
 	a.rec.Replay(a.g, w)

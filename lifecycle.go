@@ -125,7 +125,7 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	a.End = d.start + d.dur
 	a.Overhead = took
 	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
-	x.next = max(x.next, id+1)
+	x.useID(id)
 	return a, nil
 }
 

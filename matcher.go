@@ -2,6 +2,7 @@ package gofluxion
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -152,8 +153,10 @@ type Matcher struct {
 	// either side changes it: read it directly, change it through wjobs.
 	jobs       map[uint64]*Job
 	jobsShared atomic.Bool
-	next       uint64 // the next automatic job id
-	views      sync.Pool
+	// next is the next automatic job id; 0 once id 2^64-1 was used (the
+	// automatic ids are exhausted).
+	next  uint64
+	views sync.Pool
 
 	stats Stats
 }
@@ -251,7 +254,11 @@ func checkRequest(op string, js *jobspec.Jobspec) error {
 
 // Match runs op for js at time at, with an automatic job id (one more
 // than the largest id used so far; ids are consumed only by successful
-// booking matches).
+// booking matches and by Update). An automatic id is never one in use:
+// once id 2^64-1 was used (by MatchWithID or Update), the automatic ids
+// are exhausted and a booking Match fails with an error matching
+// ErrInvalid and ErrLimit; MatchWithID still works. (Fluxion's counter
+// wraps around.)
 //
 // at is in seconds, on the Matcher's own timeline: whatever origin the
 // caller chooses (0, or Unix time), used consistently. Jobs hold their
@@ -273,6 +280,9 @@ func (x *Matcher) Match(op Op, js *jobspec.Jobspec, at int64) (*Allocation, erro
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.next == 0 && op.Books() {
+		return nil, newError("match", ErrInvalid, ErrLimit, "the automatic job ids are exhausted: job id %d was used (choose ids with MatchWithID)", uint64(math.MaxUint64))
+	}
 	return x.matchLocked(op, js, x.next, at)
 }
 
@@ -323,7 +333,7 @@ func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 			st = Reserved
 		}
 		x.wjobs()[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took}
-		x.next = max(x.next, id+1)
+		x.useID(id)
 		x.recordStat(took)
 	} else {
 		a.JobID = 0
@@ -544,6 +554,14 @@ func (x *Matcher) Clone() *Matcher {
 	c.jobsShared.Store(true)
 	c.next, c.stats = x.next, x.stats
 	return c
+}
+
+// useID records that job id id was used: the next automatic id is above
+// it, or 0 (exhausted) after 2^64-1.
+func (x *Matcher) useID(id uint64) {
+	if x.next != 0 && id >= x.next {
+		x.next = id + 1 // 0 after 2^64-1
+	}
 }
 
 // wjobs returns the job table for a change (under the write lock), copying

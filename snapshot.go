@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"math"
 	"time"
 
 	"github.com/gofluxion/gofluxion/match"
@@ -27,7 +28,8 @@ import (
 //	            "f": [start, duration, counts...]}]}],  // pruning filter
 //	   "weights": [{"e": edge, "w": weight}]},   // dynamic child order
 //	 "jobs": [{"id", "state", "start", "end", "overhead_ns"}],
-//	 "next_job": N}
+//	 "next_job": N,                         // the next automatic job id
+//	 "job_ids_exhausted": true}              // instead, once 2^64-1 was used
 //
 // Restoring books every span again, so the restored Matcher's later
 // decisions are byte-identical to the original's. A snapshot of another
@@ -44,6 +46,9 @@ type snapshotDoc struct {
 	Matcher *match.State `json:"matcher"`
 	Jobs    []snapJob    `json:"jobs"`
 	Next    uint64       `json:"next_job"`
+	// Exhausted: id 2^64-1 was used, Match has no automatic id left
+	// (next_job is then 2^64-1 and every id is below it or it).
+	Exhausted bool `json:"job_ids_exhausted,omitempty"`
 	// Grant is a child instance's grant (hierarchy.go), absent otherwise.
 	Grant *Grant `json:"grant,omitempty"`
 }
@@ -64,6 +69,9 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 	x.mu.RLock()
 	st, err := x.m.State()
 	doc := snapshotDoc{Format: snapshotFormat, Version: SnapshotVersion, Options: x.opts, Matcher: st, Next: x.next, Grant: grant}
+	if x.next == 0 {
+		doc.Next, doc.Exhausted = math.MaxUint64, true
+	}
 	for _, j := range x.jobsLocked() {
 		doc.Jobs = append(doc.Jobs, snapJob{j.ID, j.State.String(), j.Start, j.End, int64(j.Overhead)})
 	}
@@ -89,7 +97,8 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 // with the saved Options. Every error matches ErrSnapshot. Besides the
 // format, Restore checks that the schedule and the job table agree: every
 // job holding resources is allocated or reserved in the table, no job id
-// appears twice and the next automatic id is above every id in the table.
+// appears twice and the next automatic id is above every id in the table
+// (or the automatic ids are exhausted).
 // The match statistics of Stat start again from zero.
 func Restore(r io.Reader) (*Matcher, error) {
 	x, _, err := restoreWith(r)
@@ -131,7 +140,7 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 			return bad(nil, "job %d has state %q", j.ID, j.State)
 		case jobs[j.ID] != nil:
 			return bad(nil, "job %d appears twice in the job table", j.ID)
-		case j.ID >= doc.Next:
+		case j.ID >= doc.Next && !doc.Exhausted:
 			return bad(nil, "job %d is not below the next job id %d", j.ID, doc.Next)
 		}
 		jobs[j.ID] = &Job{ID: j.ID, State: st, Start: j.Start, End: j.End, Overhead: durationNS(j.Overhead)}
@@ -150,6 +159,9 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	x := wrap(m, doc.Options)
 	x.jobs = jobs
 	x.next = max(doc.Next, 1)
+	if doc.Exhausted {
+		x.next = 0
+	}
 	return x, doc.Grant, nil
 }
 

@@ -133,6 +133,13 @@ const (
 
 // Writer renders a match as R (spec formats.md §5.5-§5.8).
 type Writer struct {
+	// EmptyExecution makes Render of a match without a core or gpu under a
+	// node (memory only, say) write an R whose execution part lists no
+	// node ("R_lite": [], "nodelist": []) with its scheduling part, which
+	// Update reads back, where Fluxion writes nothing; RV1NoSched then
+	// fails with ErrEmpty, as RLite always does.
+	EmptyExecution bool
+
 	format     Format
 	rl         rlite
 	jgf        *jgf.Writer
@@ -178,12 +185,14 @@ func (w *Writer) Attr(key, value string) {
 // Render renders the pending R and empties the writer.
 func (w *Writer) Render() (string, error) {
 	if w.rl.empty() {
-		// Only the bare R_lite writer fails; the R writers print nothing
-		// and (for rv1) keep their JGF part for the next rendering.
-		if w.format == RLite {
+		if w.format == RLite || w.EmptyExecution && w.jgf == nil {
 			return "", ErrEmpty
 		}
-		return "", nil
+		if !w.EmptyExecution {
+			// Fluxion's R writers print nothing and (for rv1) keep their
+			// JGF part for the next rendering.
+			return "", nil
+		}
 	}
 	var b jsonw.Buf
 	if w.format == RLite {
@@ -205,7 +214,9 @@ func (w *Writer) Render() (string, error) {
 	}
 	b.Key("nodelist")
 	b.Open('[')
-	b.String(hostlist.Encode(hosts))
+	if len(hosts) > 0 {
+		b.String(hostlist.Encode(hosts))
+	}
 	b.Close(']')
 	if len(w.rl.props) > 0 {
 		keys := make([]string, 0, len(w.rl.props))
