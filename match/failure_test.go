@@ -184,7 +184,7 @@ func TestFailedOperationsChangeNothing(t *testing.T) {
 		}, ErrInvalid},
 		{"update of busy resources", func(t *testing.T, s setup) error {
 			return s.m.UpdateJGF(s.r1, false, 5, 0, 60, newRecorder())
-		}, ErrInvalid},
+		}, ErrBusy}, // Fluxion's EINVAL only with FluxionQuirks
 		{"remove of an unknown path", func(t *testing.T, s setup) error {
 			return s.m.RemovePath("/tiny0/nosuch")
 		}, ErrNotFound},

@@ -56,12 +56,45 @@ func (m *Matcher) beginUpdate(jobid uint64, at, duration int64) {
 	m.cur.cons = nil
 	m.cur.queue = ""
 	m.resetExcl(nil)
+	if m.exactUpdate() {
+		// The R says what is exclusive: the policy's exclusive types
+		// would emit the whole subtree of a vertex of such a type, also
+		// what the R does not list and the reader did not book.
+		clear(m.cur.excl)
+	}
+}
+
+// exactUpdate reports whether an update from an R books exactly what it
+// emits, the library's semantics (without FluxionQuirks): a vertex the R
+// marks exclusive must be free of other jobs below it over the window, the
+// policy's exclusive types do not extend the R, and an rv1exec R's node
+// is exclusive only when booked whole. Fluxion (FluxionQuirks) emits the
+// whole subtree of a vertex of an exclusive type, books none of what the
+// R does not list, checks only the listed vertices' own planners, and
+// marks every node of an rv1exec R exclusive.
+func (m *Matcher) exactUpdate() bool { return !m.opts.FluxionQuirks && !m.opts.FluxionFailures }
+
+// unavailable is the errno of an update over a vertex another job holds:
+// Fluxion's EINVAL, or EBUSY for the library.
+func (m *Matcher) unavailable() Errno {
+	if m.exactUpdate() {
+		return EBUSY
+	}
+	return EINVAL
 }
 
 // bookWhole books v's whole size for the current job, recording it as an
 // allocation; it fails when v is not entirely free in the window.
+// With exactUpdate, v must also have no other job below it (its
+// exclusivity checker free over the window): taking it exclusively covers
+// its whole subtree, listed in the R or not (attached since, say).
 func (m *Matcher) bookWhole(v graph.VertexID, done *[]booked) bool {
 	size := m.g.V(v).Size
+	if m.exactUpdate() {
+		if n, err := m.xplan(v).AvailDuring(m.cur.at, m.cur.duration); err != nil || n < xCheckerTotal {
+			return false
+		}
+	}
 	span, err := m.wplan(v).AddSpan(m.cur.at, m.cur.duration, size)
 	if err != nil {
 		return false
@@ -120,11 +153,20 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 	ids := make(map[string]graph.VertexID, len(doc.Nodes))
 	idx := make(map[string]int, len(doc.Nodes))
 	var done []booked
-	fail := func(msg string) error {
+	fail := func(msg string) *Error {
 		m.undoBooked(done)
 		m.msg.WriteString(msg)
 		m.errno = EINVAL
 		return m.opError("update")
+	}
+	busy := func(v graph.VertexID) error {
+		err := fail(g.V(v).Name + " is unavailable.\n")
+		err.Errno = m.unavailable()
+		return err
+	}
+	var listed map[graph.VertexID]bool
+	if m.exactUpdate() {
+		listed = make(map[graph.VertexID]bool, len(doc.Nodes))
 	}
 	for i := range doc.Nodes {
 		n := &doc.Nodes[i]
@@ -132,16 +174,22 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 		if msg != "" {
 			return fail(msg)
 		}
+		if listed != nil {
+			if listed[v] {
+				return fail("the R lists " + g.V(v).Name + " twice.\n")
+			}
+			listed[v] = true
+		}
 		ids[n.ID] = v
 		idx[n.ID] = i
 		if n.Metadata.Exclusive {
 			if !m.bookWhole(v, &done) {
-				return fail(g.V(v).Name + " is unavailable.\n")
+				return busy(v)
 			}
 			if shorthand {
 				for _, d := range m.collectSubtree(v, nil)[1:] {
 					if !m.bookWhole(d, &done) {
-						return fail(g.V(d).Name + " is unavailable.\n")
+						return busy(d)
 					}
 					if p := m.domParent(d); p != graph.NoVertex {
 						if e, ok := g.FindEdge(p, d); ok {
@@ -151,7 +199,7 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 				}
 			}
 		} else if a, err := m.plan(v).AvailDuring(at, duration); err != nil || a < g.V(v).Size {
-			return fail(g.V(v).Name + " is unavailable.\n")
+			return busy(v)
 		}
 	}
 	rootDone := false
@@ -289,7 +337,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 		return ""
 	}
 	var done []booked
-	fail := func(msg string) error {
+	fail := func(msg string) *Error {
 		m.undoBooked(done)
 		m.msg.WriteString(msg)
 		m.errno = EINVAL
@@ -322,7 +370,9 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 						return fail("add_or_update: couldn't find vertex in graph for " + name + ".\nunpack_child: failed unpacking child for " + name + ".\n")
 					}
 					if a, err := m.plan(v).AvailDuring(at, duration); err != nil || a < g.V(v).Size || !m.bookWhole(v, &done) {
-						return fail("update_vertex: " + name + " is unavailable.\nunpack_child: failed unpacking child for " + name + ".\n")
+						err := fail("update_vertex: " + name + " is unavailable.\nunpack_child: failed unpacking child for " + name + ".\n")
+						err.Errno = m.unavailable()
+						return err
 					}
 					nbooked++
 					if e, ok := g.FindEdge(node, v); ok {
@@ -331,14 +381,16 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 				}
 			}
 			// The host itself is taken whole only when the R lists every
-			// other vertex of its rank.
-			if nbooked == len(g.ByRank(rank))-1 {
-				if !m.bookWhole(node, &done) {
-					return fail("update_vertex: " + host + " is unavailable.\n")
-				}
+			// other vertex of its rank. Fluxion marks it exclusive in any
+			// case; the library only when it is taken whole.
+			whole := nbooked == len(g.ByRank(rank))-1
+			if whole && !m.bookWhole(node, &done) {
+				err := fail("update_vertex: " + host + " is unavailable.\n")
+				err.Errno = m.unavailable()
+				return err
 			}
 			if e, ok := g.FindEdge(root, node); ok {
-				m.setStamp(e, stamp{seq: m.seq, needs: g.V(node).Size, excl: true})
+				m.setStamp(e, stamp{seq: m.seq, needs: g.V(node).Size, excl: whole || !m.exactUpdate()})
 			}
 		}
 	}
