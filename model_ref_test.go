@@ -59,12 +59,19 @@ type model struct {
 	byPath map[string]int // live vertices
 	book   map[int][]mbook
 	jobs   map[uint64]*mjob
-	next   uint64 // the id Match gives next
+	next   uint64 // the id Match gives next; 0 once 2^64-1 was used (exhausted)
 	types  map[string]bool
 	// tainted: a vertex some job held was removed (Remove, RemoveRanks).
 	tainted  bool
 	removals bool            // something was removed
 	orphans  map[string]bool // paths RemoveRanks took without their rank
+}
+
+// useID records a job id used: Match gives ids above it, none after 2^64-1.
+func (md *model) useID(id uint64) {
+	if md.next != 0 && id >= md.next {
+		md.next = id + 1
+	}
 }
 
 func newModel() *model {
