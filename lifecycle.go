@@ -100,6 +100,21 @@ func parseR(op string, data []byte) (*rDoc, error) {
 // state from the allocations it handed out. The window comes from the R's
 // starttime and expiration, in seconds (a bare JGF gets the graph's whole
 // window, [0, 3153600000)).
+//
+// The allocation lists exactly what Update books: the R's vertices, not
+// the rest of a node the policy takes whole (hinodex and the other
+// node-exclusive policies), nor the vertices attached under an exclusive
+// vertex since the R was written. A vertex the R marks exclusive is taken
+// only if no other job holds anything below it at any time of the window;
+// a vertex another job holds fails the Update with ErrBusy, an R naming a
+// vertex the graph lacks (or one vertex twice) with ErrInvalid, and
+// nothing changes. An execution-only R (rv1_nosched) takes a node whole,
+// and marks it exclusive, only when it lists every vertex of the node's
+// rank. The id counts as used for Match's automatic ids. (Fluxion's
+// update trusts the R: it emits what the policy's exclusive types cover
+// without booking it, takes exclusive vertices over other jobs' holdings
+// below them, and marks every node of an execution-only R exclusive;
+// reapi/fluxcli keeps its answers.)
 func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	d, err := parseR("update", R)
 	if err != nil {

@@ -124,6 +124,18 @@
 // fails half way and leaves, for instance, a partially cancelled job
 // whose released cores a third job is then given.
 //
+// # Updates book what they emit
+//
+// UpdateJGF and UpdateRV1Exec apply an R exactly: the allocation they emit
+// is what they book, and a vertex the R marks exclusive is taken only if
+// no other job holds anything below it at any time of the window (else
+// ErrBusy, nothing changed), since taking it covers its whole subtree,
+// including vertices the R does not list (attached since it was written).
+// The policy's exclusive types do not extend the R, an rv1exec R's node is
+// exclusive only when the update takes it whole (the R lists every vertex
+// of its rank), and a vertex listed twice is ErrInvalid. A vertex another
+// job holds is ErrBusy.
+//
 // # Fluxion's failures and quirks
 //
 // Two options reproduce Fluxion where it departs from the above, so that
@@ -161,13 +173,20 @@
 //
 // Options.FluxionQuirks (resource-query and reapi) reproduces decisions
 // that follow from Fluxion's implementation, none of which corrupts the
-// schedule:
+// schedule but the update from an R, which trusts the R:
 //
 //   - a match rejected for its duration (EINVAL) leaves the exclusive
 //     types of its jobspec in force for every later match;
 //   - dry runs (WithoutAllocating*) re-key the dynamic child order of the
 //     first-fit policies, and updates from an R re-key every edge they
 //     walk to weight 0 (so those subtrees are tried last);
+//   - an update from an R (UpdateJGF, UpdateRV1Exec) emits the whole
+//     subtree of a vertex of one of the policy's exclusive types (the
+//     node-exclusive policies) but books only what the R lists, takes a
+//     vertex the R marks exclusive checking only its own planner (not the
+//     jobs below it), marks every node of an rv1exec R exclusive although
+//     it books the node only when the R lists all its rank's vertices, and
+//     reports a vertex another job holds as EINVAL;
 //   - a vertex whose filter span cannot be booked is neither emitted nor
 //     closes its emission level, and the raised level carries over to
 //     later matches and finds;

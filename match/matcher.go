@@ -47,8 +47,9 @@ type Options struct {
 	// corrupts the schedule: a match rejected for its duration leaves its
 	// exclusive types in force, dry runs and updates re-key the dynamic
 	// child order, the emission level a walk could not close carries over,
-	// and re-priming keeps the reservation search's view of the free units
-	// (see the package doc). resource-query and reapi turn it on.
+	// re-priming keeps the reservation search's view of the free units,
+	// and an update from an R trusts the R (see the package doc).
+	// resource-query and reapi turn it on.
 	FluxionQuirks bool
 	// FluxionFailures makes operations fail where and as Fluxion's do and
 	// leave its half-changed state (partial cancels, rank removals, job

@@ -132,7 +132,10 @@ func isRootPath(p string) bool { return strings.Count(p, "/") == 1 }
 // UpdateJGF applies an R in JGF form as job jobid running [at, at+duration)
 // (resource-query's `update allocate jgf`). With shorthand, every exclusive
 // vertex stands for its whole containment subtree. On failure nothing is
-// booked.
+// booked. It emits and books exactly the R's vertices; a vertex the R
+// marks exclusive needs no other job below it over the window, and one
+// another job holds fails with ErrBusy (see the package doc, "Updates
+// book what they emit"; FluxionQuirks gives Fluxion's answers).
 func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at, duration int64, w emit.Writer) error {
 	m.msg.Reset()
 	m.beginOp()
@@ -302,7 +305,9 @@ func hostID(h string) int64 {
 // running [at, at+duration) (resource-query's `update allocate rv1exec`).
 // Like Fluxion it only fits graphs shaped like an rv1exec-loaded one: each
 // host directly under the containment root, its resources directly under
-// the host. On failure nothing is booked.
+// the host. On failure nothing is booked. A node is taken whole, and
+// emitted exclusive, only when the R lists every other vertex of its rank
+// (with FluxionQuirks it is emitted exclusive in any case).
 func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w emit.Writer) error {
 	m.msg.Reset()
 	m.beginOp()

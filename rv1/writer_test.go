@@ -132,6 +132,49 @@ func TestRLiteEmptyKeepsPending(t *testing.T) {
 	}
 }
 
+// Without a core or gpu under a node, Fluxion's R writers print nothing
+// (RLite fails); with EmptyExecution, RV1 and RV1Shorthand write an
+// execution part listing no node, and RV1NoSched and RLite fail.
+func TestEmptyExecution(t *testing.T) {
+	f := newFixture([]string{"n0"}, []int64{0})
+	for _, tc := range []struct {
+		fm    rv1.Format
+		empty bool
+		want  string // prefix, "" for ErrEmpty
+	}{
+		{rv1.RV1, false, ""},
+		{rv1.RV1NoSched, false, ""},
+		{rv1.RV1, true, `{"version": 1, "execution": {"R_lite": [], "nodelist": [], "starttime": 0, "expiration": 9}, "scheduling": {"graph": {"nodes": [{"id": "`},
+		{rv1.RV1Shorthand, true, `{"version": 1, "execution": {"R_lite": [], "nodelist": [], "starttime": 0, "expiration": 9}, "scheduling": {"graph": {"nodes": [{"id": "`},
+		{rv1.RV1NoSched, true, ""},
+		{rv1.RLite, true, ""},
+	} {
+		w := rv1.NewWriter(tc.fm)
+		w.EmptyExecution = tc.empty
+		f.v(w, f.mem)
+		e1, _ := f.g.FindEdge(f.nodes[0], f.mem)
+		w.Edge(f.g, e1, false)
+		f.v(w, f.nodes[0])
+		e2, _ := f.g.FindEdge(f.root, f.nodes[0])
+		w.Edge(f.g, e2, false)
+		f.v(w, f.root)
+		w.Times(0, 9)
+		got, err := w.Render()
+		switch {
+		case !tc.empty && tc.fm != rv1.RLite:
+			if got != "" || err != nil {
+				t.Errorf("format %d: %q %v, want Fluxion's nothing", tc.fm, got, err)
+			}
+		case tc.want == "":
+			if got != "" || !errors.Is(err, rv1.ErrEmpty) {
+				t.Errorf("format %d, EmptyExecution: %q %v, want ErrEmpty", tc.fm, got, err)
+			}
+		case err != nil || !strings.HasPrefix(got, tc.want) || !strings.Contains(got, `"type": "memory"`):
+			t.Errorf("format %d, EmptyExecution: %q %v", tc.fm, got, err)
+		}
+	}
+}
+
 func TestNegativeRank(t *testing.T) {
 	f := newFixture([]string{"n0", "n1"}, []int64{0, -1})
 	for _, fm := range []rv1.Format{rv1.RLite, rv1.RV1NoSched, rv1.RV1} {
