@@ -21,7 +21,8 @@ var (
 	ErrUnsatisfiable = match.ErrUnsatisfiable
 	// ErrInvalid: a bad argument: an invalid jobspec, duration, op, R,
 	// option, format name, idset or graph document. An input refused for
-	// exceeding one of the Limits also matches ErrLimit, which refines it.
+	// exceeding one of the Limits also matches ErrLimit, which refines it,
+	// as does a Match once the automatic job ids are exhausted.
 	ErrInvalid = match.ErrInvalid
 	// ErrNotFound: an unknown job, resource path, rank or file.
 	ErrNotFound = match.ErrNotFound

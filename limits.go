@@ -19,7 +19,8 @@ import (
 
 // ErrLimit is wrapped by every error that refuses an input for exceeding
 // one of the Limits (together with ErrInvalid for the Matcher's
-// arguments).
+// arguments), and by Match's error once job id 2^64-1 was used (the
+// automatic ids are exhausted).
 var ErrLimit = graph.ErrLimit
 
 // Limits bound every input of the package, so that a small hostile input
