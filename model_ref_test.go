@@ -262,6 +262,21 @@ func (m *model) release(j *mjob, drop func(mhold) bool) {
 	})
 }
 
+// dropEmptyShared releases j's holds on vertices it holds shared (not
+// exclusively, not leaves) with no leaf or exclusive hold below them left,
+// as a partial cancel does.
+func (m *model) dropEmptyShared(j *mjob) {
+	held := map[int]bool{}
+	for _, h := range j.holds {
+		if h.excl || isLeafType(m.vs[h.v].typ) {
+			for a := m.vs[h.v].parent; a >= 0; a = m.vs[a].parent {
+				held[a] = true
+			}
+		}
+	}
+	m.release(j, func(h mhold) bool { return !h.excl && !isLeafType(m.vs[h.v].typ) && !held[h.v] })
+}
+
 // underRank reports whether v or one of its ancestors has one of ranks.
 func (m *model) underRank(v int, ranks []int64) bool {
 	for a := v; a >= 0; a = m.vs[a].parent {
