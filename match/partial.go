@@ -55,8 +55,10 @@ func (m *Matcher) rankRoot(r int64) graph.VertexID {
 // only the vertices carrying a rank are released, rank by rank in
 // ascending order, stopping with an error at a rank that gives nothing
 // back (its vertices hold the job only shared, as the nodes of a GRUG
-// graph do); the ancestors keep the rest of their spans and the job is
-// not fully released. A failure leaves what was done before it.
+// graph do); the ancestors keep the rest of their spans. A release that
+// gives the root's filter span back counts as full, though the job's tags
+// and exclusivity spans stay on the vertices it did not list (Fluxion's
+// leftovers). A failure leaves what was done before it.
 func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
@@ -446,7 +448,8 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 // vertex (any R it wrote itself, unless the job took whole nodes) fails
 // there, after the vertices listed before it were released and that one
 // lost its filter span, its exclusivity span and its tag; the ancestors
-// keep all their spans.
+// keep all their spans. A release that gives the root's filter span back
+// counts as full, as in the rank form.
 func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
