@@ -149,10 +149,19 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 // of a bare JGF, or else the ranks of its execution part. It reports
 // whether that released the whole job, which is then Canceled.
 //
-// The rank form releases only vertices that carry one of the ranks. In
-// graphs where only nodes have a rank (GRUG recipes, the demo graph) the
-// resources below a node stay booked: use an R with a scheduling part.
-// Reservations cannot be partially canceled.
+// The JGF form releases the listed vertices the job holds exclusively
+// (its leaves and exclusive vertices); every listed vertex must exist, be
+// listed once and be held by the job. The rank form releases everything
+// the job holds on the vertices carrying one of the ranks and below them
+// (in graphs where only nodes have a rank, the node's sockets, cores,
+// memory...); a rank whose vertices were all removed is skipped, and a
+// rank where the job holds nothing is an error (ErrInvalid). A vertex the
+// job holds shared (a node or socket above what it took) stays held, and
+// keeps other jobs from taking it exclusively, exactly while the job
+// still holds something below it, listed or not. The job is released
+// whole (full, Canceled) exactly when it holds nothing any more, and then
+// nothing of it remains, as after Cancel. Any error is found before
+// anything changes. Reservations cannot be partially canceled.
 func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	d, err := parseR("partial cancel", R)
 	if err != nil {

@@ -39,19 +39,15 @@ type mhold struct {
 }
 
 type mjob struct {
-	id         uint64
-	state      JobState
-	start, end int64
-	holds      []mhold // what it still holds
-	r          []byte  // its R as the rv1 writer rendered it at creation
-	rnosched   []byte  // … as rv1_nosched
-	jgf        []byte  // … as jgf
-	// rankPartial: a rank-form partial cancel released part of it.
-	rankPartial bool
-	viaUpdate   bool // created by Update
-	// partialJGF: a JGF partial cancel released part of it.
-	partialJGF  bool
-	rankRemoved bool // RemoveRanks took some of it
+	id          uint64
+	state       JobState
+	start, end  int64
+	holds       []mhold // what it still holds
+	r           []byte  // its R as the rv1 writer rendered it at creation
+	rnosched    []byte  // … as rv1_nosched
+	jgf         []byte  // … as jgf
+	viaUpdate   bool    // created by Update
+	rankRemoved bool    // RemoveRanks took some of it
 }
 
 type model struct {
@@ -271,6 +267,31 @@ func (m *model) release(j *mjob, drop func(mhold) bool) {
 		}
 		return true
 	})
+}
+
+// dropEmptyShared releases j's holds on vertices it holds shared (not
+// exclusively, not leaves) with no leaf or exclusive hold below them left,
+// as a partial cancel does.
+func (m *model) dropEmptyShared(j *mjob) {
+	held := map[int]bool{}
+	for _, h := range j.holds {
+		if h.excl || isLeafType(m.vs[h.v].typ) {
+			for a := m.vs[h.v].parent; a >= 0; a = m.vs[a].parent {
+				held[a] = true
+			}
+		}
+	}
+	m.release(j, func(h mhold) bool { return !h.excl && !isLeafType(m.vs[h.v].typ) && !held[h.v] })
+}
+
+// underRank reports whether v or one of its ancestors has one of ranks.
+func (m *model) underRank(v int, ranks []int64) bool {
+	for a := v; a >= 0; a = m.vs[a].parent {
+		if slices.Contains(ranks, m.vs[a].rank) {
+			return true
+		}
+	}
+	return false
 }
 
 // live returns the jobs holding resources (allocated or reserved), by id.

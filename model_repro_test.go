@@ -64,16 +64,18 @@ func tinyNodes(n, cores int) *graph.Graph {
 }
 
 // TestReproRankPartialCancelDoubleBooks: in a graph whose ranks are on the
-// nodes only, PartialCancel by rank of a node-exclusive job releases the
+// nodes only, PartialCancel by rank of a node-exclusive job released the
 // node vertex but not the cores below it; another node-exclusive request
-// then takes the node with the cores the first job still holds.
+// then took the node with the cores the first job still held. (The first
+// version had one node: the rank form now releases what is below the
+// node, so the job, released whole, holds nothing; with two nodes it
+// keeps node1.)
 func TestReproRankPartialCancelDoubleBooks(t *testing.T) {
-	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
+	x, err := New(tinyNodes(2, 2), Options{Policy: "low"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	node := reproJobspec(t, x, "[{type: node, count: 1, exclusive: true}]", 9)
-	a, err := x.Match(Allocate, node, 0)
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: node, count: 2, exclusive: true}]", 9), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +84,12 @@ func TestReproRankPartialCancelDoubleBooks(t *testing.T) {
 		t.Fatalf("PartialCancel: full=%v, %v", full, err)
 	}
 	held := jobLeafPaths(t, x, a.JobID)
-	b, err := x.Match(Allocate, node, 0)
+	if want := []string{"/m0/node1/socket0/core0", "/m0/node1/socket0/core1"}; !slices.Equal(held, want) {
+		t.Errorf("after the partial cancel of rank 0, job %d books %v, want %v", a.JobID, held, want)
+	}
+	b, err := x.Match(Allocate, reproJobspec(t, x, "[{type: node, count: 1, exclusive: true}]", 9), 0)
 	if err != nil {
-		return // refusing is correct: the cores are still booked
+		t.Fatalf("node0 is free again, but a request for a whole node fails: %v", err)
 	}
 	for _, r := range b.Resources {
 		for _, h := range held {
@@ -95,25 +100,34 @@ func TestReproRankPartialCancelDoubleBooks(t *testing.T) {
 	}
 }
 
-// TestReproRankPartialCancelThenCancelLeaks: after the same rank-form
-// partial cancel, Cancel succeeds but the cores stay booked.
+// TestReproRankPartialCancelThenCancelLeaks: after a rank-form partial
+// cancel in a graph whose ranks are on the nodes only, Cancel succeeded
+// but the cores of the released node stayed booked. (The first version
+// had one node, which the rank form now releases whole.)
 func TestReproRankPartialCancelThenCancelLeaks(t *testing.T) {
-	x, err := New(tinyNodes(1, 2), Options{Policy: "low"})
+	x, err := New(tinyNodes(2, 2), Options{Policy: "low"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 1, label: default, with: [{type: core, count: 2}]}]", 0), 0)
+	a, err := x.Match(Allocate, reproJobspec(t, x, "[{type: slot, count: 2, label: default, with: [{type: core, count: 2}]}]", 0), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := x.PartialCancel(a.JobID, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0-1"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 3153600000}}`)); err != nil {
-		t.Fatal(err)
+	full, err := x.PartialCancel(a.JobID, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0-1"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 3153600000}}`))
+	if err != nil || full {
+		t.Fatalf("PartialCancel: full=%v, %v", full, err)
+	}
+	if held := jobLeafPaths(t, x, a.JobID); !slices.Equal(held, []string{"/m0/node1/socket0/core0", "/m0/node1/socket0/core1"}) {
+		t.Errorf("after the partial cancel of rank 0, job %d books %v, want node1's cores", a.JobID, held)
 	}
 	if err := x.Cancel(a.JobID); err != nil {
 		t.Fatal(err)
 	}
 	if held := jobLeafPaths(t, x, a.JobID); len(held) > 0 {
 		t.Errorf("cancelled job %d still books %v (for ever: its duration is the whole window)", a.JobID, held)
+	}
+	if out, _ := x.FindAt(fmt.Sprintf("jobid-tag=%d or jobid-span=%d or jobid-alloc=%d", a.JobID, a.JobID, a.JobID), "simple", 0); out != "" {
+		t.Errorf("after the cancel, job %d still has records:\n%s", a.JobID, out)
 	}
 }
 
@@ -837,16 +851,21 @@ func TestReproPartialCancelAcrossSocketsAtomic(t *testing.T) {
 }
 
 // TestReproRankPartialCancelOfAnotherRank: a job holds a gpu of node1 only;
-// PartialCancel by rank 0, where it holds nothing, releases the whole job
+// PartialCancel by rank 0, where it holds nothing, released the whole job
 // (full, CANCELED, its gpu freed). (In the model test such a release also
-// left the job's records behind.)
+// left the job's records behind.) It must fail changing nothing, or
+// release nothing. (The first version gave both nodes a gpu and expected
+// policy high to take node1's; it takes node0's, which rank 0 then
+// rightly released whole.)
 func TestReproRankPartialCancelOfAnotherRank(t *testing.T) {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("m"))
 	for i := range 2 {
 		n := b.MustAdd(c, "node", int64(i), graph.WithRank(int64(i)))
 		b.MustAdd(n, "core", 0, graph.WithRank(int64(i)))
-		b.MustAdd(n, "gpu", 0, graph.WithRank(int64(i)))
+		if i == 1 {
+			b.MustAdd(n, "gpu", 0, graph.WithRank(int64(i)))
+		}
 	}
 	x, err := New(b.Graph(), Options{Policy: "high"})
 	if err != nil {
@@ -856,13 +875,19 @@ func TestReproRankPartialCancelOfAnotherRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := digest(x)
 	full, err := x.PartialCancel(a.JobID, []byte(`{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0"}}], "nodelist": ["node0"], "starttime": 0, "expiration": 3153600000}}`))
 	if err != nil {
+		if after := digest(x); !bytes.Equal(before, after) {
+			t.Errorf("the failed PartialCancel changed the state: %s", digestDiff(before, after))
+		}
 		return
 	}
-	if full {
-		j, _ := x.Info(a.JobID)
-		t.Errorf("a partial cancel of rank 0, where job %d holds nothing, released the whole job (%v; it still books %v)", a.JobID, j.State, jobLeafPaths(t, x, a.JobID))
+	if j, _ := x.Info(a.JobID); full || j.State != Allocated {
+		t.Errorf("a partial cancel of rank 0, where job %d holds nothing, released the whole job (full=%v, %v; it still books %v)", a.JobID, full, j.State, jobLeafPaths(t, x, a.JobID))
+	}
+	if held := jobLeafPaths(t, x, a.JobID); !slices.Equal(held, []string{"/m0/node1/gpu0"}) {
+		t.Errorf("after a partial cancel of rank 0, job %d books %v, want its gpu on node1", a.JobID, held)
 	}
 }
 

@@ -76,12 +76,9 @@ var modelTraversers = []string{"simple", "flexible"}
 var modelKnown = map[string]string{
 	"removed-held/":             "NEW, no fix in flight: Remove(path) keeps the records of the jobs holding removed vertices and their counts in the ancestors' pruning filters: Cancel leaves them, Restore fails or differs, later allocations omit ancestors from their R (TestReproRemovedHeld*)",
 	"removed-reserved/":         "NEW, no fix in flight: RemoveRanks gives nothing of a reservation back to the ancestors' pruning filters, which keep counts above their totals: Restore fails (TestReproRemoveRanksOfReservation)",
-	"leak/rank-partial-cancel":  "NEW: a rank-form PartialCancel in a graph whose ranks are on nodes only frees the node but not the leaves below it: a node-exclusive match then double-books them, and Cancel leaves them booked (TestReproRankPartialCancel*)",
 	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
-	"partial-ancestors/":        "NEW: a JGF partial cancel gives every ancestor of the first listed vertex (of a rank) the counts of all the listed ones, and drops the job's exclusivity spans on those ancestors although the job may still hold resources below them: a cancel across sockets is refused for a socket's filter span after it released the vertices (not atomic), an exclusive request can take a rack over what the job still holds, a job whose every resource was listed can stay ALLOCATED, and records or bookings can outlive the job (TestReproPartialCancelAcrossSockets*, TestReproPartialCancelDropsAncestorExclusivity, TestReproPartialCancelOfEverythingNotFull, TestReproPartialCancelThenCancelLeaks)",
 	"restore-after-removal/":    "NEW: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode, Explain and later matches answer differently (TestReproRestoreAfterRemoveDiffers)",
 	"removal-emission-gap":      "NEW: after a Remove (even of a free core), a later allocation can leave out the cluster vertex, whose pruning filter span cannot be booked: its R has an edge from a vertex it does not list, and Update refuses it (TestReproRemoveThenAllocationLacksCluster)",
-	"partial-over-release":      "NEW: a rank-form partial cancel of a rank where the job holds nothing (or too little) can release the whole job (full, CANCELED), and may leave its records behind (TestReproRankPartialCancelOfAnotherRank)",
 	"remove-ranks-ancestors/":   "NEW: RemoveRanks, like a partial cancel, can untag an ancestor (a rack) of a job that still holds resources below it on other ranks; the job's Cancel then leaves those booked (TestReproRemoveRanksThenCancelLeaks)",
 	"remove-ranks-orphans/":     "NEW: RemoveRanks leaves the vertices below a rank's vertex that lack the rank findable by path; attaching the node again brings them back with their old status (and job records) (TestReproRemoveRanksKeepsOrphans)",
 }
@@ -728,10 +725,6 @@ func restoreKind(md *model, kind string) string {
 func (r *runner) jobKind(j *mjob, kind string) string {
 	switch {
 	case j == nil:
-	case j.rankPartial:
-		return "leak/rank-partial-cancel"
-	case j.partialJGF:
-		return "partial-ancestors/" + kind
 	case j.rankRemoved:
 		return "remove-ranks-ancestors/" + kind
 	}
@@ -1183,7 +1176,7 @@ func (r *runner) checkPartial(o *mop, res result) {
 			if !v.live || !isLeafType(v.typ) && !h.excl {
 				continue
 			}
-			listed := slices.Contains(info.ranks, v.rank) && !info.hasJGF
+			listed := !info.hasJGF && md.underRank(h.v, info.ranks)
 			for _, n := range info.nodes {
 				listed = listed || n.path == v.path
 			}
@@ -1193,8 +1186,6 @@ func (r *runner) checkPartial(o *mop, res result) {
 		}
 		md.release(j, func(mhold) bool { return true })
 		j.state = Canceled
-		j.partialJGF = info.hasJGF
-		j.rankPartial = !info.hasJGF
 		if len(kept) > 0 && !r.failf("partial-over-release", "a partial cancel released job %d whole, although it held %v the R does not list", j.id, kept) {
 			r.aborted = true // the job's records may linger (leftovers)
 		}
@@ -1215,13 +1206,16 @@ func (r *runner) checkPartial(o *mop, res result) {
 			listed[v] = true
 		}
 		md.release(j, func(h mhold) bool { return listed[h.v] })
-		j.partialJGF = true
 	} else {
-		md.release(j, func(h mhold) bool { return md.vs[h.v].live && slices.Contains(info.ranks, md.vs[h.v].rank) })
-		j.rankPartial = true
+		// The rank form releases the vertices of the ranks and what is
+		// below them.
+		md.release(j, func(h mhold) bool { return md.vs[h.v].live && md.underRank(h.v, info.ranks) })
 	}
-	if len(md.leafPaths(j)) == 0 && !slices.ContainsFunc(j.holds, func(h mhold) bool { return !md.vs[h.v].live }) {
-		r.failf("partial-ancestors/empty", "partial cancel released every leaf of job %d but did not cancel it (full=false); it still holds %v", j.id, r.holdPaths(j))
+	// The job keeps a vertex it holds shared while it holds something
+	// below it.
+	md.dropEmptyShared(j)
+	if len(md.leafPaths(j)) == 0 && !slices.ContainsFunc(j.holds, func(h mhold) bool { return !md.vs[h.v].live || h.excl }) {
+		r.failf("partial-ancestors/empty", "partial cancel released every leaf and exclusive vertex of job %d but did not cancel it (full=false); it still holds %v", j.id, r.holdPaths(j))
 	}
 }
 
@@ -1478,11 +1472,7 @@ func (r *runner) final() {
 	for _, id := range slices.Sorted(maps.Keys(r.everJobs)) {
 		out, err := r.x.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d or jobid-span=%d or jobid-tag=%d", id, id, id, id), "simple", 0)
 		if err != nil || out != "" {
-			kind := r.restoreKind("final")
-			if j := r.md.jobs[id]; j != nil && j.partialJGF {
-				kind = "partial-ancestors/final"
-			}
-			r.failf(kind, "job %d still has records after every job was cancelled (%v):\n%s", id, err, out)
+			r.failf(r.restoreKind("final"), "job %d still has records after every job was cancelled (%v):\n%s", id, err, out)
 			return
 		}
 	}

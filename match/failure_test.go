@@ -330,7 +330,8 @@ func TestRemoveRanksSharedRank(t *testing.T) {
 
 // Fluxion's rv1exec partial cancel gives back rank by rank and stops at a
 // rank that gives nothing back (a node held shared): the ancestors keep
-// their spans. The library gives everything back.
+// their spans. The library releases everything the job holds below the
+// node, and the rack keeps the job's exclusivity span for node1.
 func TestPartialCancelRanksNothingBack(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -350,9 +351,15 @@ func TestPartialCancelRanksNothingBack(t *testing.T) {
 				t.Fatalf("PartialCancel(rank 0) = %v, %v", full, err)
 			}
 			rack := g.ByPath("/tiny0/rack0")[0]
-			rec, ok := m.jobAt(rack, 1)
-			if tc.failures != (ok && rec.xspan != 0) {
-				t.Errorf("rack0's exclusivity span for job 1 kept = %v, want %v", ok && rec.xspan != 0, tc.failures)
+			if rec, ok := m.jobAt(rack, 1); !ok || rec.xspan == 0 {
+				t.Errorf("rack0 lost job 1's exclusivity span, which still holds node1")
+			}
+			w := newRecorder()
+			if err := m.Find("jobid-alloc=1 or jobid-tag=1", 0, w); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(w.names(g), "node0"); got != tc.failures {
+				t.Errorf("job 1's records on node0 left = %v, want %v: %s", got, tc.failures, w.names(g))
 			}
 		})
 	}

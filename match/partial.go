@@ -40,39 +40,193 @@ func (m *Matcher) rankRoot(r int64) graph.VertexID {
 
 // PartialCancel releases the part of job held by the given ranks (the
 // rv1exec form of spec traversal.md §14.2). It reports whether that
-// released the whole job. A rank is known when the graph ever had it (its
-// vertices may all have been removed since). On failure nothing changes.
+// released the whole job. A rank is known when the graph ever had it.
+//
+// By default it releases everything job holds on the vertices that carry
+// one of the ranks and in the subgraphs below them (in graphs where only
+// nodes carry a rank, the node's sockets, cores and memory), as
+// PartialCancelJGF releases listed vertices (see there for what the job
+// keeps and when it is released whole). A rank whose vertices have all
+// been removed is skipped. It fails, changing nothing, for an unknown
+// rank, when no rank has vertices, and for a rank below whose vertices
+// job holds nothing (EINVAL: the R does not describe the job).
 //
 // With Options.FluxionFailures the amounts are given back as Fluxion does:
-// rank by rank in ascending order, stopping with an error at a rank that
-// gives nothing back (its vertices hold the job only shared, as the nodes
-// of a GRUG graph do); the ancestors keep the rest of their spans and the
-// job is not fully released. A failure leaves what was done before it.
+// only the vertices carrying a rank are released, rank by rank in
+// ascending order, stopping with an error at a rank that gives nothing
+// back (its vertices hold the job only shared, as the nodes of a GRUG
+// graph do); the ancestors keep the rest of their spans. A release that
+// gives the root's filter span back counts as full, though the job's tags
+// and exclusivity spans stay on the vertices it did not list (Fluxion's
+// leftovers). A failure leaves what was done before it.
 func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
 	if !m.opts.FluxionFailures {
-		rcs, err := m.releaseRanks(job, ranks, false)
-		if err != nil {
-			return false, err
-		}
-		if len(rcs) == 0 {
-			return false, m.noRankRoot()
-		}
+		return m.partialRanks(job, ranks)
 	}
-	rcs, err := m.releaseRanks(job, ranks, true)
+	rcs, err := m.releaseRanks(job, ranks)
 	if err != nil {
 		return false, err
 	}
-	return m.finishPartial(job, rcs, m.opts.FluxionFailures)
+	return m.finishPartial(job, rcs, true)
+}
+
+// partialRanks is PartialCancel in library mode.
+func (m *Matcher) partialRanks(job uint64, ranks []int64) (bool, error) {
+	set := make(map[int64]bool, len(ranks))
+	some := false
+	for _, r := range ranks {
+		if !m.g.HasRank(r) {
+			return false, m.rankNotFound(r)
+		}
+		set[r] = true
+		some = some || len(m.g.ByRank(r)) > 0
+	}
+	if !some {
+		return false, m.noRankRoot()
+	}
+	vs := m.jobSet(job)
+	drop := make([]bool, len(vs))
+	held := make(map[int64]bool, len(set))
+	for i, v := range vs {
+		rec, _ := m.jobAt(v, job)
+		for u := v; u != graph.NoVertex; u = m.domParentOf(u) {
+			if r := m.g.V(u).Rank; set[r] {
+				drop[i] = true
+				if rec.alloc != 0 || rec.resv != 0 {
+					held[r] = true
+				}
+			}
+		}
+	}
+	for _, r := range ranks {
+		if !held[r] && len(m.g.ByRank(r)) > 0 {
+			return false, m.nothingBack(r)
+		}
+	}
+	return m.releasePart(job, vs, drop), nil
+}
+
+// jobSet returns the distinct vertices where job has a record, ascending.
+func (m *Matcher) jobSet(job uint64) []graph.VertexID {
+	var vs []graph.VertexID
+	for _, v := range m.jobVertices(job) {
+		if int(v) < m.g.NumVertices() && m.hasJob(v, job) {
+			vs = append(vs, v)
+		}
+	}
+	slices.Sort(vs)
+	return slices.Compact(vs)
+}
+
+// jobParent returns v's parent in job's allocation: its first dominant
+// parent that carries a record of job (in a tree, its parent).
+func (m *Matcher) jobParent(v graph.VertexID, job uint64) graph.VertexID {
+	for _, h := range m.g.In(v) {
+		if h.Subsystem == m.dom && m.hasJob(h.Other, job) {
+			return h.Other
+		}
+	}
+	return graph.NoVertex
+}
+
+// releasePart is the library's partial cancel (the check done): of the
+// vertices vs where job has a record, it releases the allocations on
+// those drop marks, then every record of job on a vertex that holds no
+// allocation and has none below it any more (tag, exclusivity and filter
+// spans), and gives what was released back in the pruning-filter spans of
+// the vertices the job keeps. It reports whether the job holds nothing
+// any more; then nothing of it is left.
+//
+// A released allocation gives back its vertex's size, as the update walk
+// counted it; a vertex the job held shared counted nothing (the walk
+// counts size minus needs, which is 0 for the shared vertices of an
+// allocation). Reductions are capped at what a filter span still holds.
+func (m *Matcher) releasePart(job uint64, vs []graph.VertexID, drop []bool) bool {
+	holds := func(v graph.VertexID) bool {
+		rec, _ := m.jobAt(v, job)
+		return rec.alloc != 0 || rec.resv != 0
+	}
+	keep := make(map[graph.VertexID]bool, len(vs))
+	for i, v := range vs {
+		if drop[i] || !holds(v) {
+			continue
+		}
+		for u := v; u != graph.NoVertex && !keep[u]; u = m.jobParent(u, job) {
+			keep[u] = true
+		}
+	}
+	if len(keep) == 0 {
+		for _, v := range vs {
+			m.releaseRec(v, job)
+		}
+		m.compactJob(job)
+		return true
+	}
+	back := make(map[graph.VertexID]*tcounts)
+	for i, v := range vs {
+		if !drop[i] || !holds(v) {
+			continue
+		}
+		vx := m.g.V(v)
+		for u := m.jobParent(v, job); u != graph.NoVertex; u = m.jobParent(u, job) {
+			if !keep[u] {
+				continue
+			}
+			c := back[u]
+			if c == nil {
+				c = new(tcounts)
+				back[u] = c
+			}
+			c.add(vx.Type, vx.Size)
+		}
+	}
+	for i, v := range vs {
+		switch {
+		case !keep[v]:
+			m.releaseRec(v, job)
+		case drop[i]:
+			m.dropSpans(v, job)
+		}
+		if c := back[v]; c != nil {
+			m.reduceFilter(v, job, *c)
+		}
+	}
+	m.compactJob(job)
+	return false
+}
+
+// reduceFilter takes counts off job's pruning-filter span at v, each
+// capped at what the span holds; a span left with nothing goes.
+func (m *Matcher) reduceFilter(v graph.VertexID, job uint64, counts tcounts) {
+	rec, _ := m.jobAt(v, job)
+	fr := m.filter(0, v)
+	if !fr.ok() || rec.fspan < 0 || !fr.HasSpan(rec.fspan) {
+		return
+	}
+	var types []int32
+	var ns []int64
+	for _, tc := range counts {
+		k, err := fr.SpanPlanned(rec.fspan, fr.Index(int32(tc.t)))
+		if err != nil {
+			continue // not a member, or its span is gone
+		}
+		types, ns = append(types, int32(tc.t)), append(ns, min(tc.n, k))
+	}
+	if len(types) == 0 {
+		return
+	}
+	if removed, err := m.wfilter(0, v).ReduceSpan(rec.fspan, types, ns); err == nil && removed {
+		m.wjob(v, job).fspan = -1
+	}
 }
 
 // releaseRanks releases what job holds on the vertices of the given ranks
-// (with apply unset it only computes what that would give back) and
-// returns, per rank that has vertices, the rank's root and the amounts,
-// in ascending rank order with FluxionFailures.
-func (m *Matcher) releaseRanks(job uint64, ranks []int64, apply bool) ([]rankCounts, error) {
+// (Fluxion's partial cancel, FluxionFailures) and returns, per rank that
+// has vertices, the rank's root and the amounts, in ascending rank order.
+func (m *Matcher) releaseRanks(job uint64, ranks []int64) ([]rankCounts, error) {
 	var rcs []rankCounts
 	for _, r := range ranks {
 		if !m.g.HasRank(r) {
@@ -84,27 +238,20 @@ func (m *Matcher) releaseRanks(job uint64, ranks []int64, apply bool) ([]rankCou
 		}
 		rc := rankCounts{rank: r, root: m.rankRoot(r)}
 		for _, v := range vs {
-			r, ok := m.jobAt(v, job)
-			if !ok || !r.tagged {
-				continue
-			}
-			if apply {
+			if rec, ok := m.jobAt(v, job); ok && rec.tagged {
 				m.releaseVertex(v, m.wjob(v, job), job, &rc.counts)
-			} else {
-				m.addPlanned(v, &r, &rc.counts)
 			}
 		}
 		rcs = append(rcs, rc)
 	}
-	if m.opts.FluxionFailures {
-		slices.SortFunc(rcs, func(a, b rankCounts) int { return cmp.Compare(a.rank, b.rank) })
-	}
+	slices.SortFunc(rcs, func(a, b rankCounts) int { return cmp.Compare(a.rank, b.rank) })
 	return rcs, nil
 }
 
 // finishPartial gives the released amounts back to the ancestors' filters
-// and, if that untagged the root, drops whatever the job still holds
-// anywhere (spec §14.2 steps 3-5). It reports a full cancel.
+// and, if that untagged the root, drops the job's allocation spans
+// anywhere, leaving its other records (spec §14.2 steps 3-5; Fluxion's
+// partial cancel, FluxionFailures). It reports a full cancel.
 func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (bool, error) {
 	if len(rcs) == 0 {
 		return false, m.noRankRoot()
@@ -282,33 +429,53 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 
 // PartialCancelJGF releases the vertices a JGF R lists from job (spec
 // traversal.md §14.2, JGF form). It reports whether that released the
-// whole job. Every listed vertex must exist and be held by the job; the
-// vertices the job holds shared (ancestors of what it took exclusively)
-// are released with the rest. On failure nothing changes.
+// whole job.
+//
+// By default every listed vertex must exist, be listed once and carry a
+// record of job; otherwise it fails, changing nothing. It releases the
+// allocations of the listed vertices (the job's exclusive vertices and
+// leaves). The job keeps a vertex it holds shared (an ancestor of what it
+// took) exactly while it still holds something below it, listed or not:
+// there the job keeps its tag and exclusivity span (no other job can take
+// that vertex exclusively) and its pruning-filter span, reduced by what
+// was released below. A shared vertex left with nothing below is released
+// too, listed or not. The job is released whole (full) exactly when it
+// holds nothing any more, and then none of its records remain; listing
+// only shared vertices releases nothing.
 //
 // With Options.FluxionFailures it fails as Fluxion does: Fluxion requires
 // an allocation span on each listed vertex, so an R that lists a shared
 // vertex (any R it wrote itself, unless the job took whole nodes) fails
 // there, after the vertices listed before it were released and that one
 // lost its filter span, its exclusivity span and its tag; the ancestors
-// keep all their spans.
+// keep all their spans. A release that gives the root's filter span back
+// counts as full, as in the rank form.
 func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
 	m.msg.Reset()
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
 	if !m.opts.FluxionFailures {
-		seen := make(map[graph.VertexID]bool, len(doc.Nodes))
+		if len(doc.Nodes) == 0 {
+			return false, m.noRankRoot()
+		}
+		listed := make(map[graph.VertexID]bool, len(doc.Nodes))
 		for i := range doc.Nodes {
 			v, err := m.cancelVertex(job, &doc.Nodes[i], nil)
 			if err != nil {
 				return false, err
 			}
-			if seen[v] {
+			if listed[v] {
 				m.msg.WriteString("cancel_vtx: " + m.g.V(v).Name + " is listed twice.\n")
 				return false, &Error{Op: "partial-cancel", Errno: EINVAL, Msg: m.msg.String()}
 			}
-			seen[v] = true
+			listed[v] = true
 		}
+		vs := m.jobSet(job)
+		drop := make([]bool, len(vs))
+		for i, v := range vs {
+			drop[i] = listed[v]
+		}
+		return m.releasePart(job, vs, drop), nil
 	}
 	var rcs []rankCounts
 	rcFor := func(r int64) *rankCounts {

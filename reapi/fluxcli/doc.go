@@ -73,6 +73,13 @@
 //     rv1exec reader.
 //   - A failed operation never leaves the schedule changed, even where
 //     C++ Fluxion's does.
+//   - PartialCancel releases what the job holds on the listed vertices or
+//     ranks and keeps its shared vertices exactly while it holds something
+//     below them; it reports full exactly when the job holds nothing any
+//     more. The rank form also releases what is below the vertices of the
+//     ranks (C++ Fluxion releases only vertices carrying a rank, and fails
+//     at a rank whose vertices the job holds only shared, as the nodes of
+//     a GRUG graph); a rank where the job holds nothing fails (EINVAL).
 //
 // # Options
 //
