@@ -50,8 +50,7 @@ type mjob struct {
 	rankPartial bool
 	viaUpdate   bool // created by Update
 	// partialJGF: a JGF partial cancel released part of it.
-	partialJGF  bool
-	rankRemoved bool // RemoveRanks took some of it
+	partialJGF bool
 }
 
 type model struct {
@@ -61,19 +60,15 @@ type model struct {
 	jobs   map[uint64]*mjob
 	next   uint64 // the id Match gives next
 	types  map[string]bool
-	// tainted: a vertex some job held was removed (Remove, RemoveRanks).
-	tainted  bool
-	removals bool            // something was removed
-	orphans  map[string]bool // paths RemoveRanks took without their rank
 }
 
 func newModel() *model {
-	return &model{byPath: map[string]int{}, book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: 1, types: map[string]bool{}, orphans: map[string]bool{}}
+	return &model{byPath: map[string]int{}, book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: 1, types: map[string]bool{}}
 }
 
 // clone deep-copies the model (for rollbacks).
 func (m *model) clone() *model {
-	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types), tainted: m.tainted, removals: m.removals, orphans: maps.Clone(m.orphans)}
+	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types)}
 	c.vs = slices.Clone(m.vs)
 	for i := range c.vs {
 		c.vs[i].kids = slices.Clone(c.vs[i].kids)
@@ -106,25 +101,37 @@ func (m *model) add(parent int, typ, basename string, id, rank, size, uniq int64
 	return v
 }
 
-// kill marks v and its subtree removed; cleared says which vertices the
-// removal releases from their jobs (RemoveRanks: those of the ranks).
-func (m *model) kill(v int, cleared func(int) bool) {
+// kill marks v and its subtree removed.
+func (m *model) kill(v int) {
 	if !m.vs[v].live {
 		return
 	}
 	if p := m.vs[v].parent; p >= 0 {
 		m.vs[p].kids = slices.DeleteFunc(m.vs[p].kids, func(k int) bool { return k == v })
 	}
-	m.removals = true
 	m.subtree(v, func(u int) {
-		if len(m.book[u]) > 0 && !cleared(u) {
-			m.tainted = true
-		}
 		m.vs[u].live = false
 		if m.byPath[m.vs[u].path] == u {
 			delete(m.byPath, m.vs[u].path)
 		}
 	})
+}
+
+// releaseRemoved releases what the live jobs hold on removed vertices: a
+// job left holding no leaf and no exclusive vertex ends (Canceled).
+func (m *model) releaseRemoved() {
+	for _, j := range m.live() {
+		lost := false
+		m.release(j, func(h mhold) bool {
+			gone := !m.vs[h.v].live
+			lost = lost || gone
+			return gone
+		})
+		if lost && !slices.ContainsFunc(j.holds, func(h mhold) bool { return h.excl || isLeafType(m.vs[h.v].typ) }) {
+			m.release(j, func(mhold) bool { return true })
+			j.state = Canceled
+		}
+	}
 }
 
 // isLeaf: resources that are never parents; the model counts their units.

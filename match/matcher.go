@@ -301,6 +301,8 @@ type scratch struct {
 	bestUsed   bool  // a best-first selection decided in this operation
 	// emptyUpdate: the last update walk of a match found nothing to book.
 	emptyUpdate bool
+	// ended lists the jobs the last removal ended (Ended).
+	ended []uint64
 }
 
 // labelRec is the jobspec label recorded on a vertex (Fluxion's
@@ -608,7 +610,40 @@ func (m *Matcher) subIndex(s graph.SubsystemID) int {
 }
 
 // prime builds the pruning filters of every subsystem (model.md §7.2).
+//
+// The walk registers a leaf's type as a pruning type when it meets the
+// leaf, so the vertices of that type it visited before (where the type is
+// not a leaf, e.g. sockets left with no cores by a removal) are not counted
+// in the ancestors' totals: a later booking's filter span can then exceed a
+// total and fail, leaving the vertex out of the allocation. Fluxion does
+// that; by default (without Options.FluxionQuirks) a walk that registered
+// a type is run again, so that every total counts every vertex, as a
+// Matcher restored from a snapshot (whose pruning types are known from the
+// start) counts them.
 func (m *Matcher) prime() {
+	for {
+		n := m.prunedTypes()
+		m.primeOnce()
+		if m.opts.FluxionQuirks || m.prunedTypes() == n {
+			return
+		}
+	}
+}
+
+// prunedTypes counts the pruning types of every subsystem.
+func (m *Matcher) prunedTypes() int {
+	n := 0
+	for i := range m.prune {
+		for _, ok := range m.prune[i].isPrune {
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (m *Matcher) primeOnce() {
 	m.resetColors()
 	var scratch []graph.TypeID
 	for si, s := range m.subs {
@@ -665,6 +700,11 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		toParent.add(vx.Type, vx.Size)
 	}
 	if len(g.Out(u)) == 0 {
+		if !m.opts.FluxionQuirks && m.filter(si, u).ok() {
+			// A removal took every child: a leaf has no filter (as in
+			// a restored copy); Fluxion keeps the old one.
+			m.dropFilter(si, u)
+		}
 		if !conf.has(vx.Type) {
 			conf.install(graph.TypeCluster, vx.Type)
 			toParent.add(vx.Type, vx.Size)
