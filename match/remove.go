@@ -19,9 +19,10 @@ import (
 // ancestor under which it holds nothing else is released whole. A job left
 // holding nothing ends: Ended lists it. On failure nothing changes.
 //
-// With Options.FluxionFailures, as in Fluxion, jobs are not touched: their
-// records on the removed vertices are simply unreachable afterwards, and
-// the ancestors' filters keep counting what they held there.
+// With Options.FluxionQuirks or Options.FluxionFailures, jobs are not
+// touched, as in Fluxion (spec §14.4): their records on the removed
+// vertices are simply unreachable afterwards, and the ancestors' filters
+// keep counting what they held there until they are cancelled.
 //
 // Fluxion never returns from some socket removals (the ops corpus README:
 // "it loops forever on remove <socket path> true"), yet removes the socket
@@ -42,11 +43,11 @@ func (m *Matcher) RemovePath(path string) error {
 	}
 	set := m.collectSubtree(root, nil)
 	m.ended = m.ended[:0]
-	if !m.opts.FluxionFailures {
+	if !m.opts.FluxionQuirks && !m.opts.FluxionFailures {
 		if m.domParent(root) == graph.NoVertex {
 			return &Error{Op: "remove", Errno: EINVAL, Msg: "remove: " + m.g.V(root).Name + " is the root of the graph and cannot be removed.\n"}
 		}
-		sortVertices(set)
+		slices.Sort(set)
 		set = slices.Compact(set)
 		m.releaseRemoved(set)
 	}
@@ -58,8 +59,8 @@ func (m *Matcher) RemovePath(path string) error {
 }
 
 // Ended returns the jobs that the last RemovePath or RemoveRanks ended
-// because they held nothing any more (never with
-// Options.FluxionFailures). The slice is valid until the next removal.
+// because they held nothing any more, in ascending order. The slice is
+// valid until the next removal.
 func (m *Matcher) Ended() []uint64 { return m.ended }
 
 // RemoveRanks removes the vertices of the given ranks with the subgraphs
