@@ -1,6 +1,7 @@
 package match
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -168,38 +169,36 @@ func (m *Matcher) removeRankSubtrees(ranks []int64) error {
 // jobs left holding nothing go to m.ended, in ascending order.
 func (m *Matcher) releaseRemoved(set []graph.VertexID) {
 	in := make([]bool, m.g.NumVertices())
-	var jobs []uint64
+	held := map[uint64][]graph.VertexID{} // by job: its vertices in set
 	for _, v := range set {
 		in[v] = true
 		recs := m.jobsOf(v)
 		for i := range recs.Len() {
-			jobs = append(jobs, recs.At(i).job)
+			j := recs.At(i).job
+			held[j] = append(held[j], v)
 		}
 	}
-	slices.Sort(jobs)
-	for _, job := range slices.Compact(jobs) {
-		if !m.releaseJobIn(job, set, in) {
+	for _, job := range slices.Sorted(maps.Keys(held)) {
+		if !m.releaseJobIn(job, held[job], in) {
 			m.ended = append(m.ended, job)
 		}
 	}
 }
 
-// releaseJobIn releases what job holds on the vertices of set (in marks
-// them), gives the amounts back to the filters of the ancestors outside
-// the set under which the job still holds something, and releases those
-// under which it holds nothing else. It reports whether the job still
-// holds something; if not, none of its records is left.
-func (m *Matcher) releaseJobIn(job uint64, set []graph.VertexID, in []bool) bool {
+// releaseJobIn releases what job holds on vs, its vertices in the removed
+// set (in marks the set), gives the amounts back to the filters of the
+// ancestors outside the set under which the job still holds something,
+// and releases those under which it holds nothing else. It reports
+// whether the job still holds something; if not, none of its records is
+// left.
+func (m *Matcher) releaseJobIn(job uint64, vs []graph.VertexID, in []bool) bool {
 	// What the job gives back at each ancestor outside the set, in the
 	// order the upward walks meet them.
 	var ancs []ancCounts
 	at := map[graph.VertexID]int{}
 	var c tcounts
-	for _, v := range set {
-		rec, ok := m.jobAt(v, job)
-		if !ok {
-			continue
-		}
+	for _, v := range vs {
+		rec, _ := m.jobAt(v, job)
 		c = c[:0]
 		m.addPlanned(v, &rec, &c)
 		for p := m.domParent(v); p != graph.NoVertex; p = m.domParent(p) {
@@ -241,10 +240,8 @@ func (m *Matcher) releaseJobIn(job uint64, set []graph.VertexID, in []bool) bool
 			m.releaseRec(a.v, job)
 		}
 	}
-	for _, v := range set {
-		if m.hasJob(v, job) {
-			m.releaseRec(v, job)
-		}
+	for _, v := range vs {
+		m.releaseRec(v, job)
 	}
 	if len(keep) == 0 {
 		// Nothing booked is left: drop whatever record remains.
