@@ -87,7 +87,8 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 }
 
 // Restore reads a snapshot written by Snapshot and returns a new Matcher
-// with the saved Options. Every error matches ErrSnapshot. Besides the
+// with the saved Options. Every error matches ErrSnapshot (and ErrLimit for
+// a snapshot that decompresses to more than 1 GiB). Besides the
 // format, Restore checks that the schedule and the job table agree: every
 // job holding resources is allocated or reserved in the table, no job id
 // appears twice and the next automatic id is above every id in the table.
