@@ -117,8 +117,10 @@ func (m *model) kill(v int) {
 	})
 }
 
-// releaseRemoved releases what the live jobs hold on removed vertices: a
-// job left holding no leaf and no exclusive vertex ends (Canceled).
+// releaseRemoved releases what the live jobs hold on removed vertices, and
+// the vertices they held shared (ancestors of what they took) with no leaf
+// or exclusive vertex of theirs left below: a job left holding no leaf and
+// no exclusive vertex ends (Canceled).
 func (m *model) releaseRemoved() {
 	for _, j := range m.live() {
 		lost := false
@@ -127,8 +129,19 @@ func (m *model) releaseRemoved() {
 			lost = lost || gone
 			return gone
 		})
-		if lost && !slices.ContainsFunc(j.holds, func(h mhold) bool { return h.excl || isLeafType(m.vs[h.v].typ) }) {
-			m.release(j, func(mhold) bool { return true })
+		if !lost {
+			continue
+		}
+		taken := map[int]bool{} // at or above a leaf or exclusive hold
+		for _, h := range j.holds {
+			if h.excl || isLeafType(m.vs[h.v].typ) {
+				for a := h.v; a >= 0 && !taken[a]; a = m.vs[a].parent {
+					taken[a] = true
+				}
+			}
+		}
+		m.release(j, func(h mhold) bool { return !taken[h.v] })
+		if len(j.holds) == 0 {
 			j.state = Canceled
 		}
 	}
