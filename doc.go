@@ -32,7 +32,9 @@
 // whether the request could fit an empty graph, not by Fluxion's errno;
 // Satisfiable rejects requests that take nothing exclusively, which no
 // booking op ever allocates; WithoutAllocating changes nothing, not even
-// the candidate order of dynamic policies; attached nodes count as up; a
+// the candidate order of dynamic policies; attached nodes count as up;
+// Remove and RemoveRanks release what jobs hold in the removed subgraph
+// (ending the jobs left holding nothing) and take whole subgraphs; a
 // failed operation changes nothing.
 //
 // The rest of a scheduler's life is covered too: Cancel and PartialCancel

@@ -545,6 +545,28 @@ func ExampleMatcher_Remove() {
 	// ""
 }
 
+// Removing resources a job holds releases them; a job left holding
+// nothing ends.
+func ExampleMatcher_Remove_jobs() {
+	m, _ := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Policy: "low"})
+	a, _ := m.Match(gofluxion.Allocate, mustParse(m, wholeNodes(1, 60)), 0)
+	b, _ := m.Match(gofluxion.Allocate, mustParse(m, wholeNodes(2, 60)), 0)
+	fmt.Println(a.Nodes(), b.Nodes())
+
+	fmt.Println(m.Remove("/demo0/rack0/node0"), m.Remove("/demo0/rack0/node1"))
+	for _, j := range m.Jobs() {
+		fmt.Println(j.ID, j.State)
+	}
+	out, _ := m.Find(fmt.Sprintf("jobid-alloc=%d", b.JobID), "rlite")
+	fmt.Print(out)
+	// Output:
+	// [node0] [node1 node2]
+	// <nil> <nil>
+	// 1 CANCELED
+	// 2 ALLOCATED
+	// [{"rank": "2", "children": {"core": "0-31", "gpu": "0-1"}}]
+}
+
 func ExampleMatcher_RemoveRanks() {
 	m, _ := gofluxion.New(rankedCluster(), gofluxion.Options{Policy: "low"})
 	a, _ := m.Match(gofluxion.Allocate, mustParse(m, []byte(`version: 1

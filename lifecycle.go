@@ -205,22 +205,52 @@ func (x *Matcher) Attach(jgfDoc []byte) error {
 	return nil
 }
 
-// Remove removes the subgraph at path (jobs holding resources there keep
-// their records but the resources can no longer be matched).
+// Remove removes the subgraph at path: the vertex at path and everything
+// below it. An unknown path is ErrNotFound; the graph's root cannot be
+// removed (ErrInvalid).
+//
+// Jobs (allocated or reserved) holding resources in the subgraph lose
+// them first, as if partially cancelled: the resources are released and
+// no longer count against their ancestors, while what each job holds
+// elsewhere stays booked (Cancel releases it as usual). A job left holding
+// nothing ends: it becomes Canceled in the job table. Fluxion instead
+// keeps such jobs' bookings on the removed vertices, where nothing can
+// release them.
 func (x *Matcher) Remove(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.m.RemovePath(path); err != nil {
-		return newError("remove", ErrNotFound, err, "no resource at path %q", path)
+	g := x.m.Graph()
+	vs := g.ByPath(path)
+	if len(vs) == 0 {
+		return newError("remove", ErrNotFound, nil, "no resource at path %q", path)
 	}
+	if v := vs[len(vs)-1]; v == g.Root(x.m.Dominant()) {
+		return newError("remove", ErrInvalid, nil, "%q is the root of the graph, which cannot be removed", path)
+	}
+	if err := x.m.RemovePath(path); err != nil {
+		return fromMatch("remove", err)
+	}
+	x.endRemoved()
 	x.m.CountUpNodes()
 	return nil
 }
 
-// RemoveRanks releases what every job holds on the given ranks (an idset
-// such as "3-5,8") and removes their vertices, with the subgraphs below
-// them. A rank the graph does not have is ErrNotFound, found before
-// anything changes (Fluxion removes the ranks before it).
+// endRemoved marks Canceled the jobs the last removal left holding
+// nothing.
+func (x *Matcher) endRemoved() {
+	for _, id := range x.m.Ended() {
+		if j, ok := x.jobs[id]; ok && j.State != Canceled {
+			x.wjobs()[id].State = Canceled
+		}
+	}
+}
+
+// RemoveRanks removes the vertices of the given ranks (an idset such as
+// "3-5,8"), with the subgraphs below them. A rank the graph does not have
+// is ErrNotFound, found before anything changes (Fluxion removes the
+// ranks before it); an empty set removes nothing. Jobs holding resources
+// there lose them as with Remove: a job left holding nothing becomes
+// Canceled.
 func (x *Matcher) RemoveRanks(ranks string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -231,9 +261,13 @@ func (x *Matcher) RemoveRanks(ranks string) error {
 	if !sel.missing.Empty() {
 		return fromMatch("remove ranks", errMissingRanks(sel.missing)) // before anything changes
 	}
+	if len(sel.known) == 0 {
+		return nil
+	}
 	if err := x.m.RemoveRanks(sel.known); err != nil {
 		return fromMatch("remove ranks", err)
 	}
+	x.endRemoved()
 	x.m.CountUpNodes()
 	return nil
 }

@@ -39,15 +39,14 @@ type mhold struct {
 }
 
 type mjob struct {
-	id          uint64
-	state       JobState
-	start, end  int64
-	holds       []mhold // what it still holds
-	r           []byte  // its R as the rv1 writer rendered it at creation
-	rnosched    []byte  // … as rv1_nosched
-	jgf         []byte  // … as jgf
-	viaUpdate   bool    // created by Update
-	rankRemoved bool    // RemoveRanks took some of it
+	id         uint64
+	state      JobState
+	start, end int64
+	holds      []mhold // what it still holds
+	r          []byte  // its R as the rv1 writer rendered it at creation
+	rnosched   []byte  // … as rv1_nosched
+	jgf        []byte  // … as jgf
+	viaUpdate  bool    // created by Update
 }
 
 type model struct {
@@ -57,10 +56,6 @@ type model struct {
 	jobs   map[uint64]*mjob
 	next   uint64 // the id Match gives next; 0 once 2^64-1 was used (exhausted)
 	types  map[string]bool
-	// tainted: a vertex some job held was removed (Remove, RemoveRanks).
-	tainted  bool
-	removals bool            // something was removed
-	orphans  map[string]bool // paths RemoveRanks took without their rank
 }
 
 // useID records a job id used: Match gives ids above it, none after 2^64-1.
@@ -71,12 +66,12 @@ func (md *model) useID(id uint64) {
 }
 
 func newModel() *model {
-	return &model{byPath: map[string]int{}, book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: 1, types: map[string]bool{}, orphans: map[string]bool{}}
+	return &model{byPath: map[string]int{}, book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: 1, types: map[string]bool{}}
 }
 
 // clone deep-copies the model (for rollbacks).
 func (m *model) clone() *model {
-	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types), tainted: m.tainted, removals: m.removals, orphans: maps.Clone(m.orphans)}
+	c := &model{byPath: maps.Clone(m.byPath), book: map[int][]mbook{}, jobs: map[uint64]*mjob{}, next: m.next, types: maps.Clone(m.types)}
 	c.vs = slices.Clone(m.vs)
 	for i := range c.vs {
 		c.vs[i].kids = slices.Clone(c.vs[i].kids)
@@ -109,25 +104,50 @@ func (m *model) add(parent int, typ, basename string, id, rank, size, uniq int64
 	return v
 }
 
-// kill marks v and its subtree removed; cleared says which vertices the
-// removal releases from their jobs (RemoveRanks: those of the ranks).
-func (m *model) kill(v int, cleared func(int) bool) {
+// kill marks v and its subtree removed.
+func (m *model) kill(v int) {
 	if !m.vs[v].live {
 		return
 	}
 	if p := m.vs[v].parent; p >= 0 {
 		m.vs[p].kids = slices.DeleteFunc(m.vs[p].kids, func(k int) bool { return k == v })
 	}
-	m.removals = true
 	m.subtree(v, func(u int) {
-		if len(m.book[u]) > 0 && !cleared(u) {
-			m.tainted = true
-		}
 		m.vs[u].live = false
 		if m.byPath[m.vs[u].path] == u {
 			delete(m.byPath, m.vs[u].path)
 		}
 	})
+}
+
+// releaseRemoved releases what the live jobs hold on removed vertices, and
+// the vertices they held shared (ancestors of what they took) with no leaf
+// or exclusive vertex of theirs left below: a job left holding no leaf and
+// no exclusive vertex ends (Canceled).
+func (m *model) releaseRemoved() {
+	for _, j := range m.live() {
+		lost := false
+		m.release(j, func(h mhold) bool {
+			gone := !m.vs[h.v].live
+			lost = lost || gone
+			return gone
+		})
+		if !lost {
+			continue
+		}
+		taken := map[int]bool{} // at or above a leaf or exclusive hold
+		for _, h := range j.holds {
+			if h.excl || isLeafType(m.vs[h.v].typ) {
+				for a := h.v; a >= 0 && !taken[a]; a = m.vs[a].parent {
+					taken[a] = true
+				}
+			}
+		}
+		m.release(j, func(h mhold) bool { return !taken[h.v] })
+		if len(j.holds) == 0 {
+			j.state = Canceled
+		}
+	}
 }
 
 // isLeaf: resources that are never parents; the model counts their units.

@@ -73,15 +73,7 @@ var modelTraversers = []string{"simple", "flexible"}
 // RestoreFrom, or ends the episode when the Matcher's state is one the
 // model cannot follow. Remove an entry when its fix lands; an entry is a
 // failure kind, or a prefix of kinds ending in "/".
-var modelKnown = map[string]string{
-	"removed-held/":             "NEW, no fix in flight: Remove(path) keeps the records of the jobs holding removed vertices and their counts in the ancestors' pruning filters: Cancel leaves them, Restore fails or differs, later allocations omit ancestors from their R (TestReproRemovedHeld*)",
-	"removed-reserved/":         "NEW, no fix in flight: RemoveRanks gives nothing of a reservation back to the ancestors' pruning filters, which keep counts above their totals: Restore fails (TestReproRemoveRanksOfReservation)",
-	"noop-changed/remove-ranks": "NEW, minor: RemoveRanks(\"\") succeeds and recounts the up nodes by their own status, while SetStatus counts a node below a down rack as down (TestReproUpNodeCountDrifts)",
-	"restore-after-removal/":    "NEW: after a removal, the original keeps pruning filters on vertices left with nothing below, a restored copy does not: find in agfilter mode, Explain and later matches answer differently (TestReproRestoreAfterRemoveDiffers)",
-	"removal-emission-gap":      "NEW: after a Remove (even of a free core), a later allocation can leave out the cluster vertex, whose pruning filter span cannot be booked: its R has an edge from a vertex it does not list, and Update refuses it (TestReproRemoveThenAllocationLacksCluster)",
-	"remove-ranks-ancestors/":   "NEW: RemoveRanks, like a partial cancel, can untag an ancestor (a rack) of a job that still holds resources below it on other ranks; the job's Cancel then leaves those booked (TestReproRemoveRanksThenCancelLeaks)",
-	"remove-ranks-orphans/":     "NEW: RemoveRanks leaves the vertices below a rank's vertex that lack the rank findable by path; attaching the node again brings them back with their old status (and job records) (TestReproRemoveRanksKeepsOrphans)",
-}
+var modelKnown = map[string]string{}
 
 // knownIssue returns the description of the known issue a failure kind
 // belongs to.
@@ -561,9 +553,6 @@ func (r *runner) run(o *mop) {
 		res2 := r.apply(r.shadow, o)
 		if res.out != res2.out || (res.err == nil) != (res2.err == nil) {
 			kind := r.historyKind("lockstep/" + r.shadowWhat)
-			if r.shadowWhat == "Restore" && r.md.removals {
-				kind = "restore-after-removal/" + o.Kind.String()
-			}
 			if !r.failf(kind, "after %s, the copy answered differently:\n  original: %s\n  copy:     %s", r.shadowWhat, res.out, res2.out) {
 				r.shadow = nil // a known issue: stop comparing
 			}
@@ -602,8 +591,7 @@ func (r *runner) run(o *mop) {
 
 	// repair undoes an operation whose failure is a known issue.
 	repair := func() {
-		if r.md.tainted || preSnap == nil {
-			// Restore is not exact then (see modelKnown "removed-held/").
+		if preSnap == nil {
 			r.aborted = true
 			return
 		}
@@ -706,28 +694,18 @@ func (r *runner) startShadow(o *mop) {
 	r.shadow, r.shadowLeft, r.shadowSwap = y, o.K, o.Up && o.Kind == kRestore
 }
 
-// restoreKind names a failure of Restore or of the final checks:
-// "removed-held/…" once a vertex a job held was removed
-// (TestReproRemovedHeld*).
+// restoreKind names a failure of Restore or of the final checks.
 func (r *runner) restoreKind(kind string) string {
 	return restoreKind(r.md, kind)
 }
 
 func restoreKind(md *model, kind string) string {
-	if md.tainted {
-		return "removed-held/" + kind
-	}
 	return kind
 }
 
 // jobKind names a failure about what job j holds after the known issues
 // its history went through.
 func (r *runner) jobKind(j *mjob, kind string) string {
-	switch {
-	case j == nil:
-	case j.rankRemoved:
-		return "remove-ranks-ancestors/" + kind
-	}
 	return kind
 }
 
@@ -818,22 +796,6 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 			r.failf("replay", "attach under %s, which the model does not have", o.Parent)
 			return false
 		}
-		var orphan string
-		var walk func(n *gnode, path string)
-		walk = func(n *gnode, path string) {
-			path += "/" + n.name()
-			if md.orphans[path] {
-				orphan = path
-			}
-			for _, k := range n.kids {
-				walk(k, path)
-			}
-		}
-		walk(o.Sub, o.Parent)
-		if orphan != "" && !r.failf("remove-ranks-orphans/attach", "attach brings back %s, which RemoveRanks left behind", orphan) {
-			r.aborted = true
-			return false
-		}
 		var rec func(n *gnode, parent int)
 		rec = func(n *gnode, parent int) {
 			v := md.add(parent, n.typ, n.basename, n.id, n.rank, n.size, n.uniq)
@@ -846,16 +808,20 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 		return true
 	case kRemove:
 		v, ok := md.byPath[o.Path]
-		if !ok || v == 0 {
+		if !ok {
 			expect(false, "not-found", "no such path")
+			return false
+		}
+		if v == 0 {
+			expect(false, "invalid", "the root")
 			return false
 		}
 		expect(true, "", "a live path")
 		if err == nil {
 			r.forget(v)
-			md.kill(v, func(int) bool { return false })
+			md.kill(v)
+			md.releaseRemoved()
 			r.graphChanged()
-			r.checkTaint()
 			return true
 		}
 	case kRemoveRanks:
@@ -880,32 +846,15 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 		}
 		expect(true, "", "known ranks")
 		if err == nil {
-			for _, j := range md.live() {
-				for _, h := range j.holds {
-					if v := &md.vs[h.v]; v.live && slices.Contains(ranks, v.rank) {
-						j.rankRemoved = true
-					}
-					if v := &md.vs[h.v]; j.state == Reserved && v.live && slices.Contains(ranks, v.rank) && !r.aborted && !r.failf("removed-reserved/remove-ranks",
-						"RemoveRanks took %s, which reserved job %d holds", v.path, j.id) {
-						r.aborted = true
-					}
+			// The ranks' vertices go with everything below them.
+			for v := range md.vs {
+				if md.vs[v].live && slices.Contains(ranks, md.vs[v].rank) {
+					r.forget(v)
+					md.kill(v)
 				}
 			}
-			for _, rk := range ranks {
-				for v := range md.vs {
-					if md.vs[v].live && md.vs[v].rank == rk {
-						r.forget(v)
-						md.subtree(v, func(u int) {
-							if !slices.Contains(ranks, md.vs[u].rank) {
-								md.orphans[md.vs[u].path] = true
-							}
-						})
-						md.kill(v, func(u int) bool { return slices.Contains(ranks, md.vs[u].rank) })
-					}
-				}
-			}
+			md.releaseRemoved()
 			r.graphChanged()
-			r.checkTaint()
 			return true
 		}
 	case kStatus:
@@ -971,16 +920,6 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 		expect(false, "snapshot", "a damaged snapshot")
 	}
 	return false
-}
-
-// checkTaint ends the episode once a removal took vertices that a job
-// holds without releasing them: the Matcher keeps that job's records there
-// and its counts in the ancestors' pruning filters, which later breaks
-// Restore, Cancel and emission (a known issue, see modelKnown).
-func (r *runner) checkTaint() {
-	if r.md.tainted && !r.failf("removed-held/remove", "a removal took vertices a job holds without releasing them") {
-		r.aborted = true
-	}
 }
 
 // forget notes the nodes at or below v, to attach them again later.
@@ -1096,9 +1035,6 @@ func (r *runner) checkMatch(o *mop, res result) {
 	for _, h := range hs {
 		if p := md.vs[h.v].parent; p >= 0 && !have[p] {
 			kind := r.historyKind("emission-gap")
-			if kind == "emission-gap" && md.removals {
-				kind = "removal-emission-gap"
-			}
 			if !r.failf(kind, "%v: the allocation holds %s but not its parent %s", o.Op, md.vs[h.v].path, md.vs[p].path) {
 				r.aborted = true
 			}

@@ -153,7 +153,10 @@
 //     rank in ascending order and stops with an error at a rank that gives
 //     nothing back (a node held shared, as in GRUG graphs, where only
 //     nodes carry ranks);
-//   - a rank removal sums the released amounts per rank over all jobs and
+//   - a rank removal removes only the vertices carrying the ranks (those
+//     below them without a rank stay findable by path), drops the
+//     exclusivity spans of ancestors under which a job still holds
+//     something, and sums the released amounts per rank over all jobs and
 //     gives each job that sum back; when two jobs share the ranks' vertices
 //     or ancestors it fails, and the vertices stay in the graph with their
 //     job records dropped but their planner spans kept;
@@ -194,7 +197,19 @@
 //     reservation search seeing each existing time point's free units from
 //     before the totals changed, until a booking changes the point: after
 //     growing, a reservation can come later than the new resources allow
-//     (planner.Planner.UpdateTotalKeepSearch).
+//     (planner.Planner.UpdateTotalKeepSearch);
+//   - re-priming makes a type that became a leaf somewhere (sockets whose
+//     cores were removed) a pruning type when its walk meets that leaf, so
+//     the root's total of that type misses the vertices of the type walked
+//     before (a later booking's filter span can then fail and its vertex go
+//     unemitted), and a vertex whose children were all removed keeps its
+//     filter; by default every total counts every vertex and such a vertex
+//     has no filter, as in a Matcher restored from a snapshot;
+//   - a path removal leaves the jobs holding removed vertices alone (spec
+//     traversal.md §14.4): the ancestors' filters keep counting what they
+//     held there until they are cancelled. By default it releases what
+//     they hold there, as a rank removal does, and ends the jobs left
+//     holding nothing (RemovePath, Ended).
 //
 // Both are off by default, as for the gofluxion package.
 //

@@ -302,6 +302,8 @@ type scratch struct {
 	bestUsed   bool  // a best-first selection decided in this operation
 	// emptyUpdate: the last update walk of a match found nothing to book.
 	emptyUpdate bool
+	// ended lists the jobs the last removal ended (Ended).
+	ended []uint64
 }
 
 // labelRec is the jobspec label recorded on a vertex (Fluxion's
@@ -609,16 +611,44 @@ func (m *Matcher) subIndex(s graph.SubsystemID) int {
 }
 
 // prime builds the pruning filters of every subsystem (model.md §7.2).
+//
+// The walk registers a leaf's type as a pruning type when it meets the
+// leaf, so the vertices of that type it visited before as inner vertices
+// (e.g. sockets, after a removal left one socket with no cores) are not
+// counted in the ancestors' totals: a later booking's filter span can then
+// exceed a total and fail, leaving the vertex out of the allocation.
+// Fluxion does that; by default (without Options.FluxionQuirks) such a
+// walk is run again, so that every total counts every vertex, as in a
+// Matcher restored from a snapshot, whose pruning types are known from the
+// start.
 func (m *Matcher) prime() {
+	var w primeWalk
+	for {
+		w.redo = false
+		m.primeOnce(&w)
+		if m.opts.FluxionQuirks || !w.redo {
+			return
+		}
+	}
+}
+
+// primeWalk is the state of one priming walk.
+type primeWalk struct {
+	scratch []graph.TypeID
+	inner   []bool // by type: an inner vertex of the type was visited
+	redo    bool   // a type registered at a leaf was visited before
+}
+
+func (m *Matcher) primeOnce(w *primeWalk) {
 	m.resetColors()
-	var scratch []graph.TypeID
 	for si, s := range m.subs {
 		root := m.g.Root(s)
 		if root == graph.NoVertex {
 			continue
 		}
+		clear(w.inner)
 		var top tcounts
-		m.primeVertex(si, root, &top, &scratch)
+		m.primeVertex(si, root, &top, w)
 	}
 }
 
@@ -657,7 +687,7 @@ func (c tcounts) get(t graph.TypeID) (int64, bool) {
 	return 0, false
 }
 
-func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scratch *[]graph.TypeID) {
+func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, w *primeWalk) {
 	g := m.g
 	conf := &m.prune[si]
 	vx := g.V(u)
@@ -666,20 +696,30 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		toParent.add(vx.Type, vx.Size)
 	}
 	if len(g.Out(u)) == 0 {
+		if !m.opts.FluxionQuirks && m.filter(si, u).ok() {
+			// A removal took every child: a leaf has no filter (as in
+			// a restored copy); Fluxion keeps the old one.
+			m.dropFilter(si, u)
+		}
 		if !conf.has(vx.Type) {
 			conf.install(graph.TypeCluster, vx.Type)
 			toParent.add(vx.Type, vx.Size)
+			w.redo = w.redo || int(vx.Type) < len(w.inner) && w.inner[vx.Type]
 		}
 		m.black(si, u)
 		return
 	}
+	for int(vx.Type) >= len(w.inner) {
+		w.inner = append(w.inner, false)
+	}
+	w.inner[vx.Type] = true
 	var dfv tcounts
 	s := m.subs[si]
 	for _, h := range g.Out(u) {
 		if h.Subsystem != s || !m.white(si, h.Other) {
 			continue
 		}
-		m.primeVertex(si, h.Other, &dfv, scratch)
+		m.primeVertex(si, h.Other, &dfv, w)
 	}
 	for _, tc := range dfv {
 		if conf.has(tc.t) {
@@ -687,8 +727,8 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		}
 	}
 	m.black(si, u)
-	types := conf.typesFor(vx.Type, (*scratch)[:0])
-	*scratch = types
+	types := conf.typesFor(vx.Type, w.scratch[:0])
+	w.scratch = types
 	if len(types) == 0 {
 		return
 	}

@@ -79,14 +79,19 @@ func (m *Matcher) RankStatus(r int64) (st graph.Status, ok bool) {
 }
 
 // CountUpNodes sets the up-node count used by the feasibility pre-check to
-// the number of node vertices that are up. Fluxion instead adds +1 per up
-// and -1 per down node at load (so one node loaded down hides an up one)
-// and never counts attached nodes; resource-query keeps that, while the
-// gofluxion package calls this after loads, attaches and removals.
+// the number of node vertices that are up with no down ancestor (SetStatus
+// of a vertex counts the nodes below it as down). Fluxion instead adds +1
+// per up and -1 per down node at load (so one node loaded down hides an up
+// one) and never counts attached nodes; resource-query keeps that, while
+// the gofluxion package calls this after loads, attaches and removals.
 func (m *Matcher) CountUpNodes() {
 	n := int64(0)
 	for _, v := range m.g.ByType(graph.TypeNode) {
-		if m.g.V(v).Status == graph.StatusUp {
+		up := true
+		for u := v; u != graph.NoVertex && up; u = m.domParent(u) {
+			up = m.g.V(u).Status == graph.StatusUp
+		}
+		if up {
 			n += m.g.V(v).Size
 		}
 	}
