@@ -74,7 +74,9 @@ func newAllocation(x *Matcher, rec *emit.Recorder, id uint64, start, at int64) *
 
 // Render renders the allocation in a match format: simple, pretty_simple,
 // jgf, jgf_shorthand, rlite, rv1, rv1_nosched or rv1_shorthand (an unknown
-// name is ErrInvalid).
+// name is ErrInvalid). The rlite and rv1 formats list cores and gpus by
+// node rank: an allocation without any (whole sockets, say) cannot be
+// rendered in them (ErrInvalid), where Fluxion prints nothing.
 func (a *Allocation) Render(format string) (string, error) {
 	w, err := NewWriter(format)
 	if err != nil {
@@ -86,6 +88,11 @@ func (a *Allocation) Render(format string) (string, error) {
 	s, err := w.Render()
 	if err != nil {
 		return "", fromMatch("render", err)
+	}
+	if s == "" && len(a.Resources) > 0 {
+		// Fluxion prints nothing here; an empty R would be lost on the
+		// way to Update or NewChildFromR.
+		return "", invalidf("render", "format %s describes cores and gpus by node rank, and the allocation holds none (it takes whole sockets, say): use jgf", format)
 	}
 	return s, nil
 }

@@ -99,8 +99,12 @@ func parseR(op string, data []byte) (*rDoc, error) {
 // jgf format), as job id. This is how a restarted scheduler rebuilds its
 // state from the allocations it handed out. The window comes from the R's
 // starttime and expiration, in seconds (a bare JGF gets the graph's whole
-// window, [0, 3153600000)).
+// window, [0, 3153600000)). Job id 0 is refused (ErrInvalid), as in
+// MatchWithID.
 func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
+	if id == 0 {
+		return nil, errJobZero("update")
+	}
 	d, err := parseR("update", R)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,197 @@
+package gofluxion_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+// Hostile-user tests of the root API: each checks one defect found by
+// trying the API as a hostile but realistic user would.
+
+var hostileSentinels = []error{gofluxion.ErrBusy, gofluxion.ErrUnsatisfiable, gofluxion.ErrInvalid, gofluxion.ErrNotFound, gofluxion.ErrExists, gofluxion.ErrSnapshot}
+
+// hostileWantOnly fails unless err is an *Error matching want and no other sentinel.
+func hostileWantOnly(t *testing.T, what string, err, want error) {
+	t.Helper()
+	var e *gofluxion.Error
+	if err == nil || !errors.As(err, &e) {
+		t.Fatalf("%s: got %v, want a *gofluxion.Error matching %v", what, err, want)
+	}
+	for _, s := range hostileSentinels {
+		if errors.Is(err, s) != (s == want) {
+			t.Errorf("%s: %v: errors.Is(err, %v) = %v", what, err, s, errors.Is(err, s))
+		}
+	}
+}
+
+func hostileSnapshot(t *testing.T, m *gofluxion.Matcher) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := m.Snapshot(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func hostileMatcher(t *testing.T) *gofluxion.Matcher {
+	t.Helper()
+	m, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// oneCore is a one-core job on one socket of one node, for an hour.
+func oneCore() *jobspec.Jobspec {
+	return jobspec.New(time.Hour, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("socket", 1, jobspec.Res("core", 1)))))
+}
+
+// Before: at = 3153600000 (the window's end) or MaxInt64 was ErrBusy
+// ("resources are busy or down", on an empty graph: a retry loop never
+// ends), and AllocateOrElseReserve at MinInt64 a bare "invalid argument".
+func TestHostileMatchTimeOutsideWindowIsInvalid(t *testing.T) {
+	m := hostileMatcher(t)
+	before := hostileSnapshot(t, m)
+	for _, at := range []int64{-1, math.MinInt64, 3153600000, math.MaxInt64} {
+		for _, op := range []gofluxion.Op{gofluxion.Allocate, gofluxion.AllocateOrElseReserve, gofluxion.AllocateWithSatisfiability, gofluxion.WithoutAllocating, gofluxion.WithoutAllocatingFuture} {
+			_, err := m.Match(op, oneCore(), at)
+			hostileWantOnly(t, op.String(), err, gofluxion.ErrInvalid)
+			if err != nil && !bytes.Contains([]byte(err.Error()), []byte("window")) {
+				t.Errorf("at %d: %v does not say the time is outside the window", at, err)
+			}
+		}
+	}
+	if !bytes.Equal(before, hostileSnapshot(t, m)) {
+		t.Error("refused matches changed the state")
+	}
+	// The last second of the window still books (cut at its end).
+	a, err := m.Match(gofluxion.Allocate, oneCore(), 3153600000-1)
+	if err != nil || a.End != 3153600000 {
+		t.Fatalf("last second: %v, %v", a, err)
+	}
+}
+
+// Before: MatchWithID(…, 0, …) and Update(0, R) booked a job 0, the id
+// Allocation.JobID uses for "no job" and that NewChild refuses.
+func TestHostileJobIDZeroRefused(t *testing.T) {
+	m := hostileMatcher(t)
+	a, err := m.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Render("rv1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	before := hostileSnapshot(t, m)
+	_, err = m.MatchWithID(gofluxion.Allocate, oneCore(), 0, 0)
+	hostileWantOnly(t, "MatchWithID 0", err, gofluxion.ErrInvalid)
+	_, err = m.Update(0, []byte(r))
+	hostileWantOnly(t, "Update 0", err, gofluxion.ErrInvalid)
+	if !bytes.Equal(before, hostileSnapshot(t, m)) {
+		t.Error("refused calls changed the state")
+	}
+	// Dry runs with id 0 are still fine.
+	if _, err := m.MatchWithID(gofluxion.WithoutAllocating, oneCore(), 0, 0); err != nil {
+		t.Error(err)
+	}
+}
+
+// Before: NewChild accepted an allocation of another matcher, or one its
+// parent had canceled: the child then scheduled resources the parent
+// gives to other jobs (a double booking across the hierarchy).
+func TestHostileNewChildRequiresLiveParentJob(t *testing.T) {
+	m := hostileMatcher(t)
+	other := hostileMatcher(t)
+	foreign, err := other.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gofluxion.NewChild(m, foreign, gofluxion.Options{})
+	hostileWantOnly(t, "foreign allocation", err, gofluxion.ErrNotFound)
+
+	a, err := m.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.Render("rv1")
+	if err := m.Cancel(a.JobID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = gofluxion.NewChild(m, a, gofluxion.Options{})
+	hostileWantOnly(t, "canceled allocation", err, gofluxion.ErrNotFound)
+	_, err = gofluxion.NewChildFromR(m, a.JobID, []byte(r), gofluxion.Options{})
+	hostileWantOnly(t, "canceled R", err, gofluxion.ErrNotFound)
+
+	b, err := m.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gofluxion.NewChild(m, b, gofluxion.Options{}); err != nil {
+		t.Fatalf("live allocation: %v", err)
+	}
+	// An R whose window is not the job's.
+	rb, _ := b.Render("rv1")
+	long := bytes.Replace([]byte(rb), []byte(`"expiration": 3600`), []byte(`"expiration": 7200`), 1)
+	if bytes.Equal(long, []byte(rb)) {
+		t.Fatalf("no expiration in %s", rb)
+	}
+	_, err = gofluxion.NewChildFromR(m, b.JobID, long, gofluxion.Options{})
+	hostileWantOnly(t, "R past the job's window", err, gofluxion.ErrInvalid)
+}
+
+// Before: RestoreChild attached a child to any parent, even one that
+// holds none of the grant's jobs; Release then "succeeded" there.
+func TestHostileRestoreChildRequiresParentJobs(t *testing.T) {
+	m := hostileMatcher(t)
+	a, err := m.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gofluxion.NewChild(m, a, gofluxion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap bytes.Buffer
+	if err := c.Snapshot(&snap); err != nil {
+		t.Fatal(err)
+	}
+	_, err = gofluxion.RestoreChild(bytes.NewReader(snap.Bytes()), hostileMatcher(t))
+	hostileWantOnly(t, "foreign parent", err, gofluxion.ErrNotFound)
+	if _, err := gofluxion.RestoreChild(bytes.NewReader(snap.Bytes()), m); err != nil {
+		t.Fatalf("own parent: %v", err)
+	}
+}
+
+// Before: Render("rv1") of an allocation of whole sockets returned ("",
+// nil): a scheduler storing R for restart recovery lost the job.
+func TestHostileRenderRV1WithoutCoresFails(t *testing.T) {
+	m := hostileMatcher(t)
+	js := jobspec.New(time.Hour, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("socket", 2))))
+	a, err := m.Match(gofluxion.Allocate, js, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"rv1", "rv1_nosched", "rv1_shorthand", "rlite"} {
+		s, err := a.Render(f)
+		if s != "" {
+			t.Errorf("%s: rendered %q", f, s)
+		}
+		hostileWantOnly(t, f, err, gofluxion.ErrInvalid)
+	}
+	for _, f := range []string{"jgf", "simple"} {
+		if s, err := a.Render(f); s == "" || err != nil {
+			t.Errorf("%s: %q, %v", f, s, err)
+		}
+	}
+}
