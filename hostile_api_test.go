@@ -2,7 +2,10 @@ package gofluxion_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -193,5 +196,67 @@ func TestHostileRenderRV1WithoutCoresFails(t *testing.T) {
 		if s, err := a.Render(f); s == "" || err != nil {
 			t.Errorf("%s: %q, %v", f, s, err)
 		}
+	}
+}
+
+// editSnapshot decompresses a snapshot, lets f edit its JSON document and
+// compresses it again.
+func editSnapshot(t *testing.T, snap []byte, f func(doc map[string]any)) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(snap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	f(doc)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(out)
+	zw.Close()
+	return b.Bytes()
+}
+
+// Before: Restore took the saved Options as they were: a match format New
+// refuses (Allocation.String then returned ""), a policy or traverser
+// other than the one the restored state decides with (and Snapshot wrote
+// them again), and job table windows that end before they start.
+func TestHostileRestoreRefusesInconsistentOptions(t *testing.T) {
+	m := hostileMatcher(t)
+	if _, err := m.Match(gofluxion.Allocate, oneCore(), 0); err != nil {
+		t.Fatal(err)
+	}
+	snap := hostileSnapshot(t, m)
+	if _, err := gofluxion.Restore(bytes.NewReader(editSnapshot(t, snap, func(map[string]any) {}))); err != nil {
+		t.Fatalf("unedited snapshot: %v", err)
+	}
+	opt := func(k string, v any) func(map[string]any) {
+		return func(d map[string]any) { d["options"].(map[string]any)[k] = v }
+	}
+	for name, f := range map[string]func(map[string]any){
+		"format":    opt("Format", "bogus"),
+		"policy":    opt("Policy", "high"),
+		"traverser": opt("Traverser", "flexible"),
+		"subsys":    opt("Subsystems", "C+PA"),
+		"prune":     opt("PruneFilters", "ALL:gpu"),
+		"noprune":   opt("NoPruneFilters", true),
+		"depth":     opt("Limits", map[string]any{"MaxDepth": 3}),
+		"window": func(d map[string]any) {
+			j := d["jobs"].([]any)[0].(map[string]any)
+			j["start"], j["end"] = 100, 5
+		},
+	} {
+		_, err := gofluxion.Restore(bytes.NewReader(editSnapshot(t, snap, f)))
+		hostileWantOnly(t, name, err, gofluxion.ErrSnapshot)
 	}
 }
