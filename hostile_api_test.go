@@ -285,3 +285,44 @@ func TestHostileAttachRefusesTypeClash(t *testing.T) {
 	err := m.Attach([]byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"cluster","basename":"demo","id":0,"rank":-1,"paths":{"containment":"/demo0"}}},{"id":"1","metadata":{"type":"rack","basename":"rack","id":0,"rank":-1,"paths":{"containment":"/demo0/rack0"}}},{"id":"900","metadata":{"type":"core","basename":"node","id":3,"rank":3,"paths":{"containment":"/demo0/rack0/node3"}}}],"edges":[{"source":"0","target":"1"},{"source":"1","target":"900"}]}}`))
 	hostileWantOnly(t, "type clash", err, gofluxion.ErrInvalid)
 }
+
+// Before: Explain at a time outside the window answered "none counted now"
+// (as if busy), while Match there is ErrInvalid.
+func TestHostileExplainTimeOutsideWindowIsInvalid(t *testing.T) {
+	m := hostileMatcher(t)
+	for _, at := range []int64{-5, 3153600000, math.MaxInt64} {
+		_, err := m.Explain(oneCore(), at)
+		hostileWantOnly(t, "explain", err, gofluxion.ErrInvalid)
+	}
+	if e, err := m.Explain(oneCore(), 0); err != nil || !e.FitsNow {
+		t.Errorf("explain at 0: %v, %v", e, err)
+	}
+}
+
+// Before: an Allocation built as a literal (the natural test double for a
+// gofluxion.Interface) panicked in Render and String (nil lock) and in
+// ByNode (index out of range).
+func TestHostileAllocationLiteralDoesNotPanic(t *testing.T) {
+	a := &gofluxion.Allocation{JobID: 7, Start: 0, End: 60, Resources: []gofluxion.Resource{
+		{Path: "/c0/node0/core0", Type: "core", Name: "core0", Rank: 0, Units: 1, Exclusive: true},
+		{Path: "/c0/node0/core1", Type: "core", Name: "core1", Rank: 0, Units: 1, Exclusive: true},
+		{Path: "/c0/node0", Type: "node", Name: "node0", Rank: 0, Units: 1},
+		{Path: "/c0", Type: "cluster", Name: "c0", Rank: -1, Units: 1},
+	}}
+	_, err := a.Render("rv1")
+	hostileWantOnly(t, "render", err, gofluxion.ErrInvalid)
+	if s := a.String(); s != "" {
+		t.Errorf("String() = %q", s)
+	}
+	bn := a.ByNode()
+	if len(bn) != 1 || bn[0].Name != "node0" || bn[0].Cores != 2 || bn[0].Other != nil {
+		t.Errorf("ByNode() = %+v", bn)
+	}
+	var zero gofluxion.Allocation
+	if _, err := zero.Render("jgf"); err == nil {
+		t.Error("zero Allocation rendered")
+	}
+	if zero.ByNode() != nil || zero.Nodes() != nil {
+		t.Error("zero Allocation has nodes")
+	}
+}
