@@ -326,3 +326,39 @@ func TestHostileAllocationLiteralDoesNotPanic(t *testing.T) {
 		t.Error("zero Allocation has nodes")
 	}
 }
+
+// Before: Options.Limits.MaxInputBytes bounded graphs, find criteria and
+// rank sets but not the jobspecs of ParseJobspec nor the R of Update and
+// PartialCancel, though Limits "bound every input of the package".
+func TestHostileLimitsBoundJobspecsAndRs(t *testing.T) {
+	src := hostileMatcher(t)
+	a, err := src.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.Render("rv1")
+	m, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Limits: gofluxion.Limits{MaxInputBytes: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Match(gofluxion.Allocate, oneCore(), 0); err != nil {
+		t.Fatal(err)
+	}
+	before := hostileSnapshot(t, m)
+	check := func(what string, err error) {
+		t.Helper()
+		hostileWantOnly(t, what, err, gofluxion.ErrInvalid)
+		if !errors.Is(err, gofluxion.ErrLimit) {
+			t.Errorf("%s: %v does not match ErrLimit", what, err)
+		}
+	}
+	_, err = m.ParseJobspec([]byte(oneSocket))
+	check("ParseJobspec", err)
+	_, err = m.Update(9, []byte(r))
+	check("Update", err)
+	_, err = m.PartialCancel(1, []byte(r))
+	check("PartialCancel", err)
+	if !bytes.Equal(before, hostileSnapshot(t, m)) {
+		t.Error("refused calls changed the state")
+	}
+}

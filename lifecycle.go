@@ -105,6 +105,9 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	if id == 0 {
 		return nil, errJobZero("update")
 	}
+	if err := x.opts.Limits.checkInput("R", len(R)); err != nil {
+		return nil, fromMatch("update", err)
+	}
 	d, err := parseR("update", R)
 	if err != nil {
 		return nil, err
@@ -143,6 +146,9 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 // resources below a node stay booked: use an R with a scheduling part.
 // Reservations cannot be partially canceled.
 func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
+	if err := x.opts.Limits.checkInput("R", len(R)); err != nil {
+		return false, fromMatch("partial cancel", err)
+	}
 	d, err := parseR("partial cancel", R)
 	if err != nil {
 		return false, err

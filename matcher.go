@@ -220,6 +220,9 @@ func (x *Matcher) view() *match.Matcher {
 // Errors match ErrInvalid; errors.As finds the *jobspec.Error with the
 // offending entry's path and position.
 func (x *Matcher) ParseJobspec(data []byte) (*jobspec.Jobspec, error) {
+	if err := x.opts.Limits.checkInput("the jobspec", len(data)); err != nil {
+		return nil, fromMatch("parse jobspec", err)
+	}
 	x.mu.RLock()
 	types := x.m.Graph().Types
 	x.mu.RUnlock()
