@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -360,5 +362,37 @@ func TestHostileLimitsBoundJobspecsAndRs(t *testing.T) {
 	check("PartialCancel", err)
 	if !bytes.Equal(before, hostileSnapshot(t, m)) {
 		t.Error("refused calls changed the state")
+	}
+}
+
+// Before: an R without starttime (absent or null: 0, as in Fluxion) had
+// its expiration ignored and was booked for the whole 100-year window;
+// an expiration of 1e300 read as "negative duration".
+func TestHostileUpdateWindowFromExpirationAlone(t *testing.T) {
+	src := hostileMatcher(t)
+	a, err := src.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.Render("rv1")
+	const orig = `"starttime": 0, "expiration": 3600`
+	if !strings.Contains(r, orig) {
+		t.Fatalf("no %s in %s", orig, r)
+	}
+	for _, repl := range []string{`"starttime": null, "expiration": 3600`, `"expiration": 3600`} {
+		m := hostileMatcher(t)
+		b, err := m.Update(5, []byte(strings.Replace(r, orig, repl, 1)))
+		if err != nil {
+			t.Fatalf("%s: %v", repl, err)
+		}
+		if b.Start != 0 || b.End != 3600 {
+			t.Errorf("%s: booked [%d, %d), want [0, 3600)", repl, b.Start, b.End)
+		}
+	}
+	m := hostileMatcher(t)
+	_, err = m.Update(5, []byte(strings.Replace(r, orig, `"starttime": 0, "expiration": 1e300`, 1)))
+	hostileWantOnly(t, "huge expiration", err, gofluxion.ErrInvalid)
+	if !strings.Contains(fmt.Sprint(err), "expiration") {
+		t.Errorf("%v does not name the expiration", err)
 	}
 }

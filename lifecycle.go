@@ -50,11 +50,18 @@ func parseR(op string, data []byte) (*rDoc, error) {
 			}
 			d.start = int64(*ex.Start)
 		}
-		if ex.Exp != nil && *ex.Exp != 0 && ex.Start != nil && *ex.Exp < *ex.Start {
-			return nil, invalidf(op, "R's execution.expiration %v is before its starttime %v", *ex.Exp, *ex.Start)
+		start := 0.0 // an absent starttime is 0, as in Fluxion
+		if ex.Start != nil {
+			start = *ex.Start
 		}
-		if ex.Start != nil && ex.Exp != nil && *ex.Exp-*ex.Start > 0 {
-			d.dur = int64(*ex.Exp - *ex.Start)
+		if ex.Exp != nil && *ex.Exp != 0 && *ex.Exp < start {
+			return nil, invalidf(op, "R's execution.expiration %v is before its starttime %v", *ex.Exp, start)
+		}
+		if ex.Exp != nil && *ex.Exp > float64(match.GraphEnd) {
+			return nil, invalidf(op, "R's execution.expiration %v is after the graph's window [0, %d)", *ex.Exp, match.GraphEnd)
+		}
+		if ex.Exp != nil && *ex.Exp-start > 0 {
+			d.dur = int64(*ex.Exp - start)
 		}
 		if sched, ok := top["scheduling"]; ok {
 			var w struct {
