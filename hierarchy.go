@@ -3,6 +3,7 @@ package gofluxion
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -127,6 +128,32 @@ func checkPart(parent Interface, p GrantPart) error {
 	}
 	if p.Start < j.Start || p.End > j.End {
 		return invalidf("child", "grant window [%d, %d) is not inside parent job %d's window [%d, %d)", p.Start, p.End, p.JobID, j.Start, j.End)
+	}
+	// The grant may list only what the job holds (and its ancestors): an R
+	// or allocation of another job or matcher would hand the child
+	// resources the parent gives to others.
+	want, err := parsePart(p.JGF)
+	if err != nil {
+		return nil // the reader reports it
+	}
+	out, err := parent.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d", p.JobID, p.JobID), "jgf", p.Start)
+	if err != nil {
+		return relabel(err, "child")
+	}
+	held := map[string]bool{}
+	if strings.TrimSpace(out) != "" {
+		got, err := parsePart(out)
+		if err != nil {
+			return newError("child", ErrInvalid, err, "reading what parent job %d holds: %v", p.JobID, err)
+		}
+		for _, n := range got.nodes {
+			held[n.path] = true
+		}
+	}
+	for _, n := range want.nodes {
+		if !held[n.path] {
+			return invalidf("child", "the grant lists %s, which parent job %d does not hold", n.path, p.JobID)
+		}
 	}
 	return nil
 }

@@ -396,3 +396,39 @@ func TestHostileUpdateWindowFromExpirationAlone(t *testing.T) {
 		t.Errorf("%v does not name the expiration", err)
 	}
 }
+
+// Before: NewChild and NewChildFromR only needed the parent to hold some
+// job with the grant's id: an allocation of another matcher, or the R of
+// another job, under a live job id gave the child resources its parent
+// gives to others.
+func TestHostileNewChildGrantMustBeTheJobs(t *testing.T) {
+	m := hostileMatcher(t)
+	a, err := m.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same id, same window, another matcher's resources.
+	other := hostileMatcher(t)
+	other.SetStatus(a.Resources[len(a.Resources)-3].Path, false) // another node than a's
+	foreign, err := other.Match(gofluxion.Allocate, oneCore(), 0)
+	if err != nil || foreign.JobID != a.JobID {
+		t.Fatalf("foreign: %v, %v", foreign, err)
+	}
+	_, err = gofluxion.NewChild(m, foreign, gofluxion.Options{})
+	hostileWantOnly(t, "foreign allocation under a live id", err, gofluxion.ErrInvalid)
+	// Job b's R under job a's id.
+	rb, _ := b.Render("rv1")
+	_, err = gofluxion.NewChildFromR(m, a.JobID, []byte(rb), gofluxion.Options{})
+	hostileWantOnly(t, "another job's R", err, gofluxion.ErrInvalid)
+	// The right ones still work.
+	if _, err := gofluxion.NewChild(m, a, gofluxion.Options{}); err != nil {
+		t.Errorf("own allocation: %v", err)
+	}
+	if _, err := gofluxion.NewChildFromR(m, b.JobID, []byte(rb), gofluxion.Options{}); err != nil {
+		t.Errorf("own R: %v", err)
+	}
+}
