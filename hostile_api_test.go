@@ -432,3 +432,9 @@ func TestHostileNewChildGrantMustBeTheJobs(t *testing.T) {
 		t.Errorf("own R: %v", err)
 	}
 }
+
+// Before: WriteJGF(nil) panicked, where New(nil) is ErrInvalid.
+func TestHostileWriteJGFNilGraph(t *testing.T) {
+	_, err := gofluxion.WriteJGF(nil)
+	hostileWantOnly(t, "WriteJGF(nil)", err, gofluxion.ErrInvalid)
+}
