@@ -88,15 +88,26 @@ func (a *Allocation) Render(format string) (string, error) {
 	if err != nil {
 		return "", relabel(err, "render")
 	}
+	if a.rec == nil || a.g == nil {
+		// A literal (a test double of Interface, say): no selection to replay.
+		return "", invalidf("render", "the allocation was not made by a matcher or UnmarshalBinary: it has nothing to render")
+	}
 	if rw, ok := w.(*rv1.Writer); ok {
 		rw.EmptyExecution = true
 	}
-	a.mu.RLock()
+	if a.mu != nil {
+		a.mu.RLock()
+		defer a.mu.RUnlock()
+	}
 	a.rec.Replay(a.g, w)
-	a.mu.RUnlock()
 	s, err := w.Render()
 	if err != nil {
 		return "", fromMatch("render", err)
+	}
+	if s == "" && len(a.Resources) > 0 {
+		// Fluxion prints nothing here; an empty R would be lost on the
+		// way to Update or NewChildFromR.
+		return "", invalidf("render", "format %s describes cores and gpus by node rank, and the allocation holds none (it takes whole sockets, say): use jgf", format)
 	}
 	return s, nil
 }
@@ -136,7 +147,9 @@ type NodeUse struct {
 
 // ByNode returns, per node of Nodes and in the same order, the leaves the
 // allocation takes below it: cores, gpus, memory and the others. Leaves
-// outside any node (a graph without nodes) are not reported.
+// outside any node (a graph without nodes) are not reported. For an
+// Allocation built as a literal, which does not know the graph, a leaf is
+// a resource with no other resource below it.
 func (a *Allocation) ByNode() []NodeUse {
 	var out []NodeUse
 	byPath := map[string]int{}
@@ -146,8 +159,12 @@ func (a *Allocation) ByNode() []NodeUse {
 			out = append(out, NodeUse{Name: r.Name, Path: r.Path, Rank: r.Rank, Exclusive: r.Exclusive})
 		}
 	}
+	leaf := a.leaf
+	if len(leaf) != len(a.Resources) {
+		leaf = leavesByPath(a.Resources)
+	}
 	for i, r := range a.Resources {
-		if !a.leaf[i] || r.Type == "node" {
+		if !leaf[i] || r.Type == "node" {
 			continue
 		}
 		n := nodeOf(out, byPath, r.Path)
@@ -169,6 +186,22 @@ func (a *Allocation) ByNode() []NodeUse {
 		}
 	}
 	return out
+}
+
+// leavesByPath tells the leaves of an Allocation built as a literal, which
+// does not know the graph: the resources no other resource lies below.
+func leavesByPath(rs []Resource) []bool {
+	inner := map[string]bool{}
+	for _, r := range rs {
+		if i := strings.LastIndexByte(r.Path, '/'); i > 0 {
+			inner[r.Path[:i]] = true
+		}
+	}
+	leaf := make([]bool, len(rs))
+	for i, r := range rs {
+		leaf[i] = !inner[r.Path]
+	}
+	return leaf
 }
 
 // nodeOf returns the node whose path is the longest proper prefix of path.

@@ -20,10 +20,14 @@ type Explanation = match.Explanation
 // For a gang (a count of nodes with resources in each), Reason names the
 // outer count that falls short first ("needs 4 node (with 2 gpu each): 2
 // found now, 8 when free"), followed by the inner level that is short too,
-// if any. at is in seconds (see Match).
+// if any. at is in seconds, in the graph's window as for Match (ErrInvalid
+// otherwise).
 func (x *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 	if err := checkRequest("explain", js); err != nil {
 		return nil, err
+	}
+	if at < 0 || at >= match.GraphEnd {
+		return nil, invalidf("explain", "time %d is outside the graph's window [0, %d) seconds", at, match.GraphEnd)
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()

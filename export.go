@@ -11,6 +11,9 @@ import (
 // vertex numbering and uniq_ids), its status when not up, and every edge in
 // creation order. Removed subgraphs are left out.
 func WriteJGF(g *graph.Graph) (string, error) {
+	if g == nil {
+		return "", invalidf("write jgf", "graph is nil")
+	}
 	w := jgf.NewWriter()
 	w.Status = true
 	live := make([]bool, g.NumVertices())

@@ -3,6 +3,7 @@ package gofluxion
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -78,7 +79,10 @@ var _ Interface = (*Child)(nil)
 // NewChild makes a child instance from a, an allocation that parent made
 // (a.JobID is the parent's job). The child's graph is exactly the
 // allocated subgraph, with the units allocated as vertex sizes; its jobs
-// run inside a's window.
+// run inside a's window. parent must still hold job a.JobID over that
+// window (ErrNotFound for an unknown or canceled job, such as an
+// allocation of another matcher). Nothing stops two children being made
+// from one allocation: each would schedule the same resources, so make one.
 func NewChild(parent Interface, a *Allocation, opts Options) (*Child, error) {
 	if a == nil || a.JobID == 0 {
 		return nil, invalidf("child", "no allocation (a booking match of the parent)")
@@ -92,7 +96,8 @@ func NewChild(parent Interface, a *Allocation, opts Options) (*Child, error) {
 
 // NewChildFromR makes a child instance from job id's R as the parent wrote
 // it: an RFC 20 R with its scheduling JGF (the rv1 format), whose
-// starttime and expiration give the window.
+// starttime and expiration give the window. parent must hold job id over
+// that window, as for NewChild.
 func NewChildFromR(parent Interface, id uint64, R []byte, opts Options) (*Child, error) {
 	d, err := parseR("child", R)
 	if err != nil {
@@ -110,12 +115,58 @@ func NewChildFromR(parent Interface, id uint64, R []byte, opts Options) (*Child,
 	return newChild(parent, GrantPart{JobID: id, Start: d.start, End: d.start + d.dur, JGF: string(top.Scheduling)}, opts)
 }
 
+// checkPart verifies that parent holds grant part p: its job is allocated
+// or reserved there over a window that covers the part's. Otherwise the
+// child would schedule resources its parent may give to others.
+func checkPart(parent Interface, p GrantPart) error {
+	j, err := parent.Info(p.JobID)
+	if errors.Is(err, ErrNotFound) || (err == nil && j.State == Canceled) {
+		return newError("child", ErrNotFound, nil, "the parent holds no job %d (the grant must be a live allocation or reservation of this parent)", p.JobID)
+	}
+	if err != nil {
+		return relabel(err, "child")
+	}
+	if p.Start < j.Start || p.End > j.End {
+		return invalidf("child", "grant window [%d, %d) is not inside parent job %d's window [%d, %d)", p.Start, p.End, p.JobID, j.Start, j.End)
+	}
+	// The grant may list only what the job holds (and its ancestors): an R
+	// or allocation of another job or matcher would hand the child
+	// resources the parent gives to others.
+	want, err := parsePart(p.JGF)
+	if err != nil {
+		return nil // the reader reports it
+	}
+	out, err := parent.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d", p.JobID, p.JobID), "jgf", p.Start)
+	if err != nil {
+		return relabel(err, "child")
+	}
+	held := map[string]bool{}
+	if strings.TrimSpace(out) != "" {
+		got, err := parsePart(out)
+		if err != nil {
+			return newError("child", ErrInvalid, err, "reading what parent job %d holds: %v", p.JobID, err)
+		}
+		for _, n := range got.nodes {
+			held[n.path] = true
+		}
+	}
+	for _, n := range want.nodes {
+		if !held[n.path] {
+			return invalidf("child", "the grant lists %s, which parent job %d does not hold", n.path, p.JobID)
+		}
+	}
+	return nil
+}
+
 func newChild(parent Interface, p GrantPart, opts Options) (*Child, error) {
 	if parent == nil {
 		return nil, invalidf("child", "no parent")
 	}
 	if p.End <= p.Start {
 		return nil, invalidf("child", "empty window [%d, %d)", p.Start, p.End)
+	}
+	if err := checkPart(parent, p); err != nil {
+		return nil, err
 	}
 	p.JGF = closedJGF(p.JGF)
 	g, err := jgf.Read([]byte(p.JGF))
@@ -601,7 +652,9 @@ func (c *Child) Snapshot(w io.Writer) error {
 
 // RestoreChild reads a snapshot written by Child.Snapshot and returns the
 // child with its grant, attached to parent (the parent's own state is its
-// own: restore it separately). A snapshot without a grant is refused.
+// own: restore it separately, and first). A snapshot without a grant is
+// refused (ErrSnapshot), and so is a grant whose jobs parent does not hold
+// (ErrNotFound) over the grant's windows (ErrInvalid).
 func RestoreChild(r io.Reader, parent Interface) (*Child, error) {
 	if parent == nil {
 		return nil, invalidf("child", "no parent")
@@ -612,6 +665,11 @@ func RestoreChild(r io.Reader, parent Interface) (*Child, error) {
 	}
 	if g == nil || len(g.Parts) == 0 {
 		return nil, newError("restore", ErrSnapshot, nil, "not a child's snapshot (no grant)")
+	}
+	for _, p := range g.Parts {
+		if err := checkPart(parent, p); err != nil {
+			return nil, err
+		}
 	}
 	return &Child{m: m, parent: parent, grant: *g}, nil
 }

@@ -50,11 +50,18 @@ func parseR(op string, data []byte) (*rDoc, error) {
 			}
 			d.start = int64(*ex.Start)
 		}
-		if ex.Exp != nil && *ex.Exp != 0 && ex.Start != nil && *ex.Exp < *ex.Start {
-			return nil, invalidf(op, "R's execution.expiration %v is before its starttime %v", *ex.Exp, *ex.Start)
+		start := 0.0 // an absent starttime is 0, as in Fluxion
+		if ex.Start != nil {
+			start = *ex.Start
 		}
-		if ex.Start != nil && ex.Exp != nil && *ex.Exp-*ex.Start > 0 {
-			d.dur = int64(*ex.Exp - *ex.Start)
+		if ex.Exp != nil && *ex.Exp != 0 && *ex.Exp < start {
+			return nil, invalidf(op, "R's execution.expiration %v is before its starttime %v", *ex.Exp, start)
+		}
+		if ex.Exp != nil && *ex.Exp > float64(match.GraphEnd) {
+			return nil, invalidf(op, "R's execution.expiration %v is after the graph's window [0, %d)", *ex.Exp, match.GraphEnd)
+		}
+		if ex.Exp != nil && *ex.Exp-start > 0 {
+			d.dur = int64(*ex.Exp - start)
 		}
 		if sched, ok := top["scheduling"]; ok {
 			var w struct {
@@ -99,7 +106,8 @@ func parseR(op string, data []byte) (*rDoc, error) {
 // jgf format), as job id. This is how a restarted scheduler rebuilds its
 // state from the allocations it handed out. The window comes from the R's
 // starttime and expiration, in seconds (a bare JGF gets the graph's whole
-// window, [0, 3153600000)).
+// window, [0, 3153600000)). Job id 0 is refused (ErrInvalid), as in
+// MatchWithID.
 //
 // The allocation lists exactly what Update books: the R's vertices, not
 // the rest of a node the policy takes whole (hinodex and the other
@@ -116,6 +124,12 @@ func parseR(op string, data []byte) (*rDoc, error) {
 // below them, and marks every node of an execution-only R exclusive;
 // reapi/fluxcli keeps its answers.)
 func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
+	if id == 0 {
+		return nil, errJobZero("update")
+	}
+	if err := x.opts.Limits.checkInput("R", len(R)); err != nil {
+		return nil, fromMatch("update", err)
+	}
 	d, err := parseR("update", R)
 	if err != nil {
 		return nil, err
@@ -163,6 +177,9 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 // nothing of it remains, as after Cancel. Any error is found before
 // anything changes. Reservations cannot be partially canceled.
 func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
+	if err := x.opts.Limits.checkInput("R", len(R)); err != nil {
+		return false, fromMatch("partial cancel", err)
+	}
 	d, err := parseR("partial cancel", R)
 	if err != nil {
 		return false, err

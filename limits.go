@@ -37,8 +37,8 @@ var ErrLimit = graph.ErrLimit
 // the defaults.
 type Limits struct {
 	// MaxInputBytes bounds one document (ReadGraph, ReadGraphFile stops
-	// reading there, Attach) and one string argument (Find criteria, rank
-	// sets). Default 1 GiB (graph.DefaultMaxInputBytes).
+	// reading there, Attach, ParseJobspec, the R of Update and
+	// PartialCancel) and one string argument (Find criteria, rank sets). Default 1 GiB (graph.DefaultMaxInputBytes).
 	MaxInputBytes int64
 	// MaxVertices bounds the vertices a reader creates from one document
 	// (ReadGraph, Attach): a GRUG recipe is checked before each

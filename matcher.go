@@ -223,6 +223,9 @@ func (x *Matcher) view() *match.Matcher {
 // Errors match ErrInvalid; errors.As finds the *jobspec.Error with the
 // offending entry's path and position.
 func (x *Matcher) ParseJobspec(data []byte) (*jobspec.Jobspec, error) {
+	if err := x.opts.Limits.checkInput("the jobspec", len(data)); err != nil {
+		return nil, fromMatch("parse jobspec", err)
+	}
 	x.mu.RLock()
 	types := x.m.Graph().Types
 	x.mu.RUnlock()
@@ -264,7 +267,8 @@ func checkRequest(op string, js *jobspec.Jobspec) error {
 // caller chooses (0, or Unix time), used consistently. Jobs hold their
 // resources for js.Duration seconds from their start (fractions round up);
 // a zero duration means until the end of the graph's window, [0,
-// 3153600000) seconds, 100 years from 0.
+// 3153600000) seconds, 100 years from 0. at must lie in that window
+// (ErrInvalid), and a job that would end after it is cut at its end.
 //
 // A failed match changes nothing and returns an error matching ErrBusy
 // when the request would fit the graph were everything free and up (so
@@ -272,7 +276,7 @@ func checkRequest(op string, js *jobspec.Jobspec) error {
 // pointless), or ErrInvalid for a bad jobspec or op. For Satisfiability
 // it returns (nil, nil) when js could ever fit.
 func (x *Matcher) Match(op Op, js *jobspec.Jobspec, at int64) (*Allocation, error) {
-	if err := x.checkMatch(op, js); err != nil {
+	if err := x.checkMatch(op, js, at); err != nil {
 		return nil, err
 	}
 	if op == Satisfiability {
@@ -288,13 +292,18 @@ func (x *Matcher) Match(op Op, js *jobspec.Jobspec, at int64) (*Allocation, erro
 
 // MatchWithID is Match with a caller-chosen job id (Fluxion's
 // match_with_jobid); the id must not be allocated or reserved already
-// (ErrExists), but the id of a canceled job may be used again.
+// (ErrExists), but the id of a canceled job may be used again. Id 0 is
+// not a job (Allocation.JobID of a dry run): booking ops refuse it
+// (ErrInvalid).
 func (x *Matcher) MatchWithID(op Op, js *jobspec.Jobspec, id uint64, at int64) (*Allocation, error) {
-	if err := x.checkMatch(op, js); err != nil {
+	if err := x.checkMatch(op, js, at); err != nil {
 		return nil, err
 	}
 	if op == Satisfiability {
 		return nil, x.satisfiable(js, at)
+	}
+	if id == 0 && op.Books() {
+		return nil, errJobZero("match")
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -304,11 +313,24 @@ func (x *Matcher) MatchWithID(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 	return x.matchLocked(op, js, id, at)
 }
 
-func (x *Matcher) checkMatch(op Op, js *jobspec.Jobspec) error {
+// errJobZero refuses job id 0, which Allocation.JobID uses for "no job".
+func errJobZero(op string) error {
+	return invalidf(op, "job id 0 is not a job id (it marks a dry run's allocation)")
+}
+
+func (x *Matcher) checkMatch(op Op, js *jobspec.Jobspec, at int64) error {
 	if !validOp(op) {
 		return invalidf("match", "unknown op %d", int(op))
 	}
-	return checkRequest("match", js)
+	if err := checkRequest("match", js); err != nil {
+		return err
+	}
+	// Outside the window no retry can succeed: the match layer would say
+	// EBUSY (at the end) or a bare EINVAL.
+	if op != Satisfiability && (at < 0 || at >= match.GraphEnd) {
+		return invalidf("match", "time %d is outside the graph's window [0, %d) seconds", at, match.GraphEnd)
+	}
+	return nil
 }
 
 func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (*Allocation, error) {

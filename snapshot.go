@@ -99,9 +99,10 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 // a snapshot that decompresses to more than 1 GiB). Besides the
 // format, Restore checks that the schedule and the job table agree: every
 // job holding resources is allocated or reserved in the table, no job id
-// appears twice and the next automatic id is above every id in the table
-// (or the automatic ids are exhausted).
-// The match statistics of Stat start again from zero.
+// appears twice, every window is non-empty and the next automatic id is
+// above every id in the table (or the automatic ids are exhausted); and
+// that the saved Options are ones New accepts that agree with the saved
+// matcher state. The match statistics of Stat start again from zero.
 func Restore(r io.Reader) (*Matcher, error) {
 	x, _, err := restoreWith(r)
 	return x, err
@@ -141,6 +142,20 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	if doc.Matcher == nil {
 		return bad(nil, "no matcher state")
 	}
+	// The root Options are saved beside the matcher's own: they must be
+	// Options New accepts and agree with the state that decides.
+	if doc.Options.Format == "" {
+		doc.Options.Format = "rv1"
+	}
+	if _, err := NewWriter(doc.Options.Format); err != nil {
+		return bad(err, "options: %v", err)
+	}
+	o, mo := doc.Options, doc.Matcher.Options
+	differs := func(root, state string) bool { return root != "" && root != state }
+	if differs(o.Policy, mo.Policy) || differs(o.Subsystems, mo.Subsystems) || differs(o.PruneFilters, mo.PruneFilters) ||
+		differs(o.Traverser, mo.Traverser) || o.NoPruneFilters != mo.NoPruneFilters || o.Limits.withDefaults().MaxDepth != mo.MaxFindDepth {
+		return bad(nil, "options %+v disagree with the matcher state's %+v", o, mo)
+	}
 	jobs := make(map[uint64]*Job, len(doc.Jobs))
 	for _, j := range doc.Jobs {
 		st, ok := map[string]JobState{"ALLOCATED": Allocated, "RESERVED": Reserved, "CANCELED": Canceled}[j.State]
@@ -151,6 +166,8 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 			return bad(nil, "job %d appears twice in the job table", j.ID)
 		case j.ID >= doc.Next && !doc.Exhausted:
 			return bad(nil, "job %d is not below the next job id %d", j.ID, doc.Next)
+		case j.End <= j.Start:
+			return bad(nil, "job %d has an empty window [%d, %d)", j.ID, j.Start, j.End)
 		}
 		jobs[j.ID] = &Job{ID: j.ID, State: st, Start: j.Start, End: j.End, Overhead: durationNS(j.Overhead)}
 	}

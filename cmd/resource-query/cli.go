@@ -81,7 +81,7 @@ func (c *cli) startup() error {
 	}
 	data := defaultGraph
 	if o.loadFile != "" {
-		b, err := os.ReadFile(o.loadFile)
+		b, err := readFile(o.loadFile)
 		if err == nil {
 			data = b
 		} else {
@@ -180,11 +180,71 @@ func lookupCommand(tok string) string {
 	return ""
 }
 
+// readFile reads a file named on the command line or in a command, at most
+// graph.DefaultMaxInputBytes of it: a jobspec or graph named /dev/zero or
+// a fifo must not exhaust memory.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > maxFileBytes {
+		return nil, fmt.Errorf("%s: more than %d bytes: %w", path, maxFileBytes, graph.ErrLimit)
+	}
+	return data, nil
+}
+
+// maxFileBytes is readFile's bound (a variable for tests).
+var maxFileBytes int64 = graph.DefaultMaxInputBytes
+
+// maxLine bounds a command line: Fluxion's line editor has no bound, but a
+// line this long is no command (a find expression is bounded far below).
+const maxLine = 16 << 20
+
+// readLine returns the next line of r without its newline; a line longer
+// than maxLine is skipped whole and reported as tooLong. err is io.EOF at
+// the end of the input (after a last line without a newline, if any).
+func readLine(r *bufio.Reader) (line string, tooLong bool, err error) {
+	var b []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(b)+len(chunk) > maxLine+1 {
+				tooLong, b = true, nil
+			} else {
+				b = append(b, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && (len(b) > 0 || tooLong) && err == io.EOF {
+			err = nil
+		}
+		return strings.TrimSuffix(string(b), "\n"), tooLong, err
+	}
+}
+
 func (c *cli) loop(stdin io.Reader) {
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		args := strings.Fields(sc.Text())
+	r := bufio.NewReaderSize(stdin, 64*1024)
+	for {
+		line, tooLong, err := readLine(r)
+		if err != nil {
+			if err != io.EOF {
+				c.errf("ERROR: can't read commands: %v\n", err)
+			}
+			return
+		}
+		if tooLong {
+			c.errf("ERROR: command line longer than %d bytes skipped\n", maxLine)
+			continue
+		}
+		args := strings.Fields(line)
 		if len(args) == 0 {
 			continue
 		}
@@ -243,7 +303,7 @@ func (c *cli) cmdMatch(args []string) {
 		c.errf("ERROR: unknown subcmd %s\n", args[1])
 		return
 	}
-	data, err := os.ReadFile(args[2])
+	data, err := readFile(args[2])
 	if err != nil {
 		c.errf("ERROR: can't open %s\n", args[2])
 		return
@@ -262,7 +322,7 @@ func (c *cli) cmdMultiMatch(args []string) {
 		return
 	}
 	for _, f := range args[2:] {
-		data, err := os.ReadFile(f)
+		data, err := readFile(f)
 		if err != nil {
 			c.errf("ERROR: can't open %s\n", f)
 			continue
@@ -588,7 +648,7 @@ func (c *cli) cmdCat(args []string) {
 		c.errf("ERROR: malformed command\n")
 		return
 	}
-	data, err := os.ReadFile(args[1])
+	data, err := readFile(args[1])
 	if err != nil {
 		c.errf("ERROR: can't open %s\n", args[1])
 		return

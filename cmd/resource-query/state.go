@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/gofluxion/gofluxion/internal/idset"
@@ -70,7 +69,7 @@ func (c *cli) cmdUpdate(args []string) {
 		c.errf("ERROR: unsupported reader %s\n", reader)
 		return
 	}
-	data, err := os.ReadFile(args[3])
+	data, err := readFile(args[3])
 	if err != nil {
 		c.errf("ERROR: can't open %s\n", args[3])
 		return
@@ -141,7 +140,7 @@ func (c *cli) cmdAttach(args []string) {
 		c.errf("ERROR: malformed command\n")
 		return
 	}
-	data, err := os.ReadFile(args[1])
+	data, err := readFile(args[1])
 	if err != nil {
 		c.errf("ERROR: can't open %s\n", args[1])
 		return
@@ -209,7 +208,7 @@ func (c *cli) cmdPartialCancel(args []string) {
 		c.errf("ERROR: unsupported reader %s\n", reader)
 		return
 	}
-	data, err := os.ReadFile(args[3])
+	data, err := readFile(args[3])
 	if err != nil {
 		c.errf("ERROR: can't open %s\n", args[3])
 		return

@@ -508,12 +508,19 @@ func (c *reapiCtx) matchAllocate(mt types.MatchType, text string, jobid uint64, 
 // document in the context's load format (jgf, jgf_shorthand, rv1exec),
 // applied at time 0 for the whole graph window. The job is recorded as
 // ALLOCATED, even when it starts later. The job id counter is not changed.
+// A negative jobid is an EOVERFLOW error (ErrInvalid), as in Cancel, which
+// could not cancel the job; Fluxion books it.
 func (cli *ReapiClient) UpdateAllocate(jobid int, r string) (at int64, overhead float64, r_out string, err error) {
 	c, err := cli.enter("update_allocate", true)
 	if err != nil {
 		return 0, 0, "", err
 	}
 	defer cli.mu.Unlock()
+	if jobid < 0 {
+		// Cancel refuses such ids (EOVERFLOW): the job could never be
+		// canceled. Fluxion books it.
+		return 0, 0, "", &Error{Op: "update_allocate", Errno: match.EOVERFLOW, Err: fmt.Errorf("job id %d is negative", jobid)}
+	}
 	return c.updateAllocate(uint64(jobid), r)
 }
 

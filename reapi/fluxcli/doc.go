@@ -134,6 +134,9 @@
 //     ids when taking one from the counter (an UpdateAllocate may have
 //     booked it), so that two jobs never share an id. UpdateAllocate does
 //     not move the counter.
+//   - UpdateAllocate refuses a negative job id (EOVERFLOW), which Cancel
+//     refuses too: Fluxion books it, and the job can then never be
+//     canceled.
 //   - When a successful match or update cannot be rendered by the match
 //     writer ("match writer emit: Invalid argument", EINVAL) its booking
 //     is undone; a failed match renders nothing and keeps its errno, even
