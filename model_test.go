@@ -980,6 +980,10 @@ func (r *runner) checkMatch(o *mop, res result) {
 		return
 	}
 	if o.WithID && o.Op.Books() {
+		if o.ID == 0 {
+			r.failf("expect/match", "MatchWithID booked job id 0")
+			return
+		}
 		if j := md.jobs[o.ID]; j != nil && j.state != Canceled {
 			r.failf("expect/match", "MatchWithID booked job %d, which is live", o.ID)
 			return
@@ -1165,6 +1169,14 @@ func (r *runner) holdPaths(j *mjob) []string {
 
 func (r *runner) checkUpdate(o *mop, res result) {
 	md, err, a := r.md, res.err, res.alloc
+	if o.ID == 0 { // 0 marks a dry run's allocation: never a job id
+		if err == nil {
+			r.failf("expect/update", "update of job id 0 succeeded")
+		} else if c := errClass(err); c != "invalid" {
+			r.failf("expect-class/update", "update of job id 0: %v, want ErrInvalid", err)
+		}
+		return
+	}
 	if j := md.jobs[o.ID]; j != nil && j.state != Canceled {
 		if err == nil {
 			r.failf("expect/update", "update of live job %d succeeded", o.ID)
