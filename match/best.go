@@ -61,12 +61,13 @@ func (k *kidOrder) run(t graph.TypeID) (kidRun, bool) {
 // bestState is the per-scratch cache of the best-first walk.
 type bestState struct {
 	keyed   policy.Keyed
+	shifted policy.Shifted // nil: no replay of untouched subtrees
 	greater bool // the policy prefers higher keys
 	slotsOK bool // slot scores order like vertex scores
 	flatOK  bool // the root chooses in vertex order (not locality's runs)
 	flats   []*flatOrder
 	// cleanGraph: no vertex id makes a policy callback fail (ids in
-	// [-1, maxKeyID)).
+	// [-1, maxKeyID)), and no walk goes deeper than graph.MaxDepth.
 	cleanGraph bool
 	gen        uint64
 	tree       bool // every vertex has at most one dominant in-edge
@@ -104,6 +105,7 @@ func (m *Matcher) initBest() {
 	b.gen = m.g.Gen()
 	b.orders = b.orders[:0]
 	b.keyed, _ = m.pol.(policy.Keyed)
+	b.shifted, _ = m.pol.(policy.Shifted)
 	b.greater = m.pol.VertexOrder() == policy.Greater
 	b.slotsOK = m.pol.SlotOrder() == m.pol.VertexOrder()
 	b.flatOK = m.pol.GraphOrder(nil) == m.pol.VertexOrder()
@@ -116,6 +118,11 @@ func (m *Matcher) initBest() {
 		}
 	}
 	b.tree = m.domTree()
+	if m.g.Depth(m.dom) >= graph.MaxDepth {
+		// The reference fails there with EINVAL and a message, which
+		// the best-first walk may not reach.
+		b.cleanGraph = false
+	}
 }
 
 // order returns u's best-first child order, building it on first use.
@@ -214,6 +221,28 @@ func (m *Matcher) kidBefore(out []graph.Half, keys []int64, a, c int32) bool {
 	return a < c
 }
 
+// witnessOther sets the errno the reference walk sets below u when u has a
+// dominant child of a type no request names: the reference tests every
+// child, and such a child fails there (not pristine, no match) with
+// EBUSY. The best-first walk does not visit it, but keeps the errno
+// exact, so that a selection whose update then finds nothing to book need
+// not be run again for its errno (run).
+func (m *Matcher) witnessOther(k *kidOrder, resources []*req) {
+	for _, r := range k.runs {
+		named := false
+		for _, q := range resources {
+			if q.typ == r.t {
+				named = true
+				break
+			}
+		}
+		if !named {
+			m.errno = EBUSY
+			return
+		}
+	}
+}
+
 // carve returns an empty slice with room for n elements from *chunk,
 // refilling the chunk when it runs out.
 func carve[T any](chunk *[]T, n int) []T {
@@ -256,6 +285,7 @@ func (m *Matcher) exploreBest(u graph.VertexID, resources []*req, excl bool, dfu
 	if !k.ok {
 		return 0, false
 	}
+	m.witnessOther(k, resources)
 	out := m.g.Out(u)
 	sub := m.subs[0]
 	ok := false
@@ -306,6 +336,7 @@ func (m *Matcher) exploreSlotBest(u graph.VertexID, shape []*req, pristine bool,
 	if !k.ok {
 		return 0, false
 	}
+	m.witnessOther(k, shape)
 	out := m.g.Out(u)
 	sub := m.subs[0]
 	ok, whole := false, false

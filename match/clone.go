@@ -74,6 +74,7 @@ func (m *Matcher) Clone() *Matcher {
 	pol, _ := policy.New(s.opts.Policy)
 	cm := &Matcher{schedule: c, scratch: &scratch{pol: pol, emulate: m.emulate, errno: m.errno}}
 	cm.fitScratch()
+	cm.buildFresh()
 	return cm
 }
 

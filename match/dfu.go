@@ -627,7 +627,19 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 		return -1
 	}
 	m.walkDepth++
-	defer func() { m.walkDepth-- }()
+	if m.fast && m.memo.on {
+		if rc, ok := m.memoVisit(u, resources, pristine, excl, toParent); ok {
+			m.walkDepth--
+			return rc
+		}
+	}
+	rc := m.domWalk(u, resources, pristine, excl, toParent)
+	m.walkDepth--
+	return rc
+}
+
+// domWalk is domDFV at u once the depth is checked.
+func (m *Matcher) domWalk(u graph.VertexID, resources []*req, pristine bool, excl *bool, toParent *scoring) int {
 	g := m.g
 	vx := g.V(u)
 	xin := *excl || exclusivity(resources, vx.Type)
@@ -644,9 +656,20 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 		m.errno = EINVAL
 		return -1
 	}
+	if m.memo.depth > 0 {
+		m.recordOffset(u)
+	}
 	m.gray(0, u)
 	dfu := m.work.pool.get()
-	defer m.work.pool.put(dfu)
+	rc := m.domFinish(u, vx, resources, kind, next, pristine2, nslots, xin, excl, dfu, toParent)
+	m.work.pool.put(dfu)
+	return rc
+}
+
+// domFinish is the rest of domWalk: explore u's children into dfu, choose
+// and hand the result to toParent.
+func (m *Matcher) domFinish(u graph.VertexID, vx *graph.Vertex, resources []*req, kind visitKind, next []*req, pristine2 bool, nslots uint32, xin bool, excl *bool, dfu, toParent *scoring) int {
+	g := m.g
 	if kind == kindSlot {
 		m.domSlot(u, next, nslots, pristine2, dfu)
 	} else {
@@ -789,6 +812,9 @@ func (m *Matcher) setStamp(e graph.EdgeID, st stamp) {
 		m.work.stamped = append(m.work.stamped, srcEdge{m.g.E(e).Src, e})
 	}
 	m.stamps[e] = st
+	if m.memo.depth > 0 {
+		m.recordStamp(e)
+	}
 }
 
 // selectAt runs one selection at m.cur.at (spec traversal.md §8.6). With
@@ -824,6 +850,7 @@ func (m *Matcher) selectOnce() int {
 	if m.useBest() {
 		n, errno := m.msg.Len(), m.errno
 		m.fast, m.bestAbort = true, false
+		m.memoPrepare()
 		rc := m.selectWalk()
 		m.fast = false
 		if !m.bestAbort && (rc == 0 || (m.best.cleanGraph && m.reqc.clean)) {

@@ -259,6 +259,9 @@ type schedule struct {
 	vlists [][]graph.VertexID
 	vfree  []int32
 	vchunk []graph.VertexID
+
+	// fresh counts the vertices holding state per subtree (fresh.go).
+	fresh *freshState
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection
@@ -306,6 +309,7 @@ type scratch struct {
 	bestHits   int64 // selections the best-first walk decided (for tests)
 	bestAbort  bool  // the best-first walk found its order wrong
 	bestUsed   bool  // a best-first selection decided in this operation
+	memo       memoState
 	// emptyUpdate: the last update walk of a match found nothing to book.
 	emptyUpdate bool
 }
@@ -325,6 +329,9 @@ func (m *Matcher) setLabel(v graph.VertexID, label string) {
 		m.labels = append(m.labels, make([]labelRec, m.g.NumVertices()-len(m.labels))...)
 	}
 	m.labels[v] = labelRec{m.seq, label}
+	if m.memo.depth > 0 {
+		m.recordLabel(v)
+	}
 }
 
 func (m *Matcher) label(v graph.VertexID) string {
@@ -621,6 +628,7 @@ func (m *Matcher) prime() {
 		var top tcounts
 		m.primeVertex(si, root, &top, &scratch)
 	}
+	m.buildFresh()
 }
 
 // tcounts is a small type→count map ordered by type id.

@@ -19,6 +19,7 @@ func (m *Matcher) SetStatus(path string, st graph.Status) error {
 			continue
 		}
 		vx.Status = st
+		m.refresh(v)
 		changed = m.collectSubtree(v, changed)
 	}
 	for _, v := range changed {
@@ -58,6 +59,7 @@ func (m *Matcher) SetRankStatus(ranks []int64, st graph.Status) {
 		v := m.rankRoot(r)
 		if vx := m.g.V(v); vx.Status != st {
 			vx.Status = st
+			m.refresh(v)
 			changed++
 		}
 	}

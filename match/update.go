@@ -42,6 +42,9 @@ func (m *Matcher) jobRec(v graph.VertexID, job uint64, create bool) *jobRec {
 	l[lo] = jobRec{job: job, fspan: -1}
 	m.jobs[v] = l
 	m.noteJobVertex(job, v)
+	if len(l) == 1 {
+		m.refresh(v)
+	}
 	return &l[lo]
 }
 
@@ -62,6 +65,9 @@ func (m *Matcher) dropIfEmpty(v graph.VertexID, job uint64) {
 			r := l[i]
 			if !r.tagged && r.alloc == 0 && r.resv == 0 && r.xspan == 0 && r.fspan < 0 {
 				m.jobs[v] = append(l[:i], l[i+1:]...)
+				if len(m.jobs[v]) == 0 {
+					m.refresh(v)
+				}
 			}
 			return
 		}

@@ -90,3 +90,9 @@ func (o runOrder) Before(a, b int64) bool {
 
 // Key implements Keyed: below the root a vertex scores id + 2.
 func (p *locality) Key(g *graph.Graph, v graph.VertexID) (int64, bool) { return idKey(g, v) }
+
+// Offset implements Shifted: locality has no factors.
+func (p *locality) Offset() int64 { return 0 }
+
+// Shifts implements Shifted.
+func (p *locality) Shifts(*graph.Graph, graph.TypeID) bool { return false }

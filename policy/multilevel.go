@@ -120,3 +120,10 @@ func mulInt(a, b int64) (int64, bool) {
 // Key implements Keyed: among siblings a vertex scores 1 + M + id + 1,
 // where M, the factors of the open ancestors, is the same for all of them.
 func (p *multilevel) Key(g *graph.Graph, v graph.VertexID) (int64, bool) { return idKey(g, v) }
+
+// Offset implements Shifted: the factors of the open ancestors.
+func (p *multilevel) Offset() int64 { return p.sum }
+
+// Shifts implements Shifted: vertices of a factor type (node for the
+// node-centric policies) add their factor below them.
+func (p *multilevel) Shifts(g *graph.Graph, t graph.TypeID) bool { return p.factorFor(g, t) != nil }

@@ -217,6 +217,21 @@ func idKey(g *graph.Graph, v graph.VertexID) (int64, bool) {
 	return id, id >= -1 && id < MaxKeyID
 }
 
+// Shifted is implemented by Keyed policies whose score of a matched vertex
+// is a fixed function of the vertex plus an offset that only the Discover
+// and Finish calls of its ancestors move: the score of a vertex finished
+// now is Finish's own term plus Offset(). The matcher replays the
+// candidates of an untouched subtree, recorded once under one offset, for
+// an identical subtree under another (shifting each score by the
+// difference once per vertex score it sums). Shifts reports whether
+// Discover of a vertex of type t moves the offset (such vertices may not
+// lie strictly inside a replayed subtree).
+type Shifted interface {
+	Keyed
+	Offset() int64
+	Shifts(g *graph.Graph, t graph.TypeID) bool
+}
+
 // MaxKeyID bounds the ids Keyed accepts: factors multiply ids by 10,000
 // and sum them, which must not overflow.
 const MaxKeyID = 1 << 40
