@@ -62,9 +62,9 @@ func (k *kidOrder) run(t graph.TypeID) (kidRun, bool) {
 type bestState struct {
 	keyed   policy.Keyed
 	shifted policy.Shifted // nil: no replay of untouched subtrees
-	greater bool // the policy prefers higher keys
-	slotsOK bool // slot scores order like vertex scores
-	flatOK  bool // the root chooses in vertex order (not locality's runs)
+	greater bool           // the policy prefers higher keys
+	slotsOK bool           // slot scores order like vertex scores
+	flatOK  bool           // the root chooses in vertex order (not locality's runs)
 	flats   []*flatOrder
 	// cleanGraph: no vertex id makes a policy callback fail (ids in
 	// [-1, maxKeyID)), and no walk goes deeper than graph.MaxDepth.

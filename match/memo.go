@@ -27,11 +27,11 @@ import (
 // layout is the dominant tree of one graph generation in pre-order, with
 // the class of every subtree (-1: never replayed).
 type layout struct {
-	gen   uint64
-	pos   []int32 // by vertex: pre-order position, -1 off the tree
-	size  []int32 // by vertex: vertices in its subtree
-	class []int32 // by vertex
-	ord   []graph.VertexID
+	gen    uint64
+	pos    []int32 // by vertex: pre-order position, -1 off the tree
+	size   []int32 // by vertex: vertices in its subtree
+	class  []int32 // by vertex
+	ord    []graph.VertexID
 	nclass int
 }
 
