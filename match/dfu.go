@@ -525,7 +525,7 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 	order := m.pol.SlotOrder()
 	for i := 0; i < s.n; i++ {
 		l := &s.l[i]
-		s.chooseBestK(l.sub, l.typ, l.qual, order)
+		s.chooseBestK(l.sub, l.typ, l.qual, order, false)
 	}
 	sub := m.subs[0]
 	// Count how many slots fit: per element, consecutive candidates in
@@ -604,6 +604,18 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 		dfu.add(sub, graph.TypeSlot, egroup{score: score, count: 1, excl: true, e0: e0, en: en})
 	}
 	return 0
+}
+
+// onlyType reports whether exactly one request of l has type t: its
+// candidate list is then chosen from once.
+func onlyType(l []*req, t graph.TypeID) bool {
+	n := 0
+	for _, r := range l {
+		if r.typ == t {
+			n++
+		}
+	}
+	return n == 1
 }
 
 func clampU32(n int64) uint32 {
@@ -713,7 +725,7 @@ func (m *Matcher) domFinish(u graph.VertexID, vx *graph.Vertex, resources []*req
 				met = false
 				break
 			}
-			dfu.chooseBestK(m.dom, c.typ, int64(k), order)
+			dfu.chooseBestK(m.dom, c.typ, int64(k), order, onlyType(r.with, c.typ))
 		}
 	}
 	score := m.pol.Finish(g, u, met)
@@ -906,7 +918,7 @@ func (m *Matcher) resolveGraph(root graph.VertexID, top *scoring) (int64, bool) 
 			break
 		}
 		order := m.pol.GraphOrder(m.scoresOf(top, r.typ))
-		top.chooseBestK(m.dom, r.typ, int64(k), order)
+		top.chooseBestK(m.dom, r.typ, int64(k), order, onlyType(m.cur.top, r.typ))
 	}
 	m.pol.FinishGraph()
 	if !met {

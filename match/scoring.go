@@ -43,6 +43,7 @@ type scoring struct {
 	overall int64
 	avail   int64
 	hier    bool
+	ws      *sortScratch // sorting buffers shared by the pool's objects
 }
 
 func (s *scoring) reset() {
@@ -125,13 +126,28 @@ func (s *scoring) merge(o *scoring) {
 }
 
 // chooseBestK sorts the list's candidates with order and takes them from
-// the front until k units are covered (spec traversal.md §8.2).
-func (s *scoring) chooseBestK(sub graph.SubsystemID, typ graph.TypeID, k int64, order policy.Order) bool {
+// the front until k units are covered (spec traversal.md §8.2). With once
+// set the list is not sorted again afterwards, and only the candidates
+// taken need to be in their sorted places: the others are left in any
+// order.
+func (s *scoring) chooseBestK(sub graph.SubsystemID, typ graph.TypeID, k int64, order policy.Order, once bool) bool {
 	l := s.find(sub, typ)
 	if l == nil || k == 0 || k > l.qual {
 		return false
 	}
-	sortGroups(l.g, order)
+	prefix := len(l.g)
+	if once && k < int64(prefix) {
+		// Every candidate counts at least one unit (a vertex with none
+		// fails), so at most k are taken.
+		prefix = int(k)
+		for i := range l.g {
+			if l.g[i].count < 1 {
+				prefix = len(l.g)
+				break
+			}
+		}
+	}
+	sortGroups(l.g, order, prefix, s.ws)
 	rem := k
 	i := 0
 	for ; i < len(l.g) && rem > 0; i++ {
@@ -145,24 +161,72 @@ func (s *scoring) chooseBestK(sub graph.SubsystemID, typ graph.TypeID, k int64, 
 	return true
 }
 
+// sortKey is a candidate's sort key and its index in the list.
+type sortKey struct {
+	k1, k2 int64
+	i      int32
+}
+
+// sortScratch holds the buffers of sortGroups.
+type sortScratch struct {
+	keys []sortKey
+	tmp  []egroup
+}
+
+// minKeySort is the list length from which sortGroups sorts keys instead
+// of candidates.
+const minKeySort = 48
+
 // sortGroups sorts with the exact introsort of spec sort.md, which decides
-// ties; the two plain orders get specialised comparators.
-func sortGroups(g []egroup, order policy.Order) {
+// ties, until g[:prefix] is in its final order (introsort.Prefix). Long
+// lists are sorted as small keys (the score, or the rank of a
+// policy.Ranked order) and then permuted: the same comparisons in the same
+// order give the same permutation.
+func sortGroups(g []egroup, order policy.Order, prefix int, ws *sortScratch) {
 	if len(g) < 2 {
+		return
+	}
+	rk, ranked := order.(policy.Ranked)
+	if len(g) >= minKeySort && ws != nil && (order == policy.Greater || order == policy.Less || ranked) {
+		keys := ws.keys[:0]
+		for i := range g {
+			k := sortKey{k1: g[i].score, i: int32(i)}
+			if ranked {
+				k.k1, k.k2 = rk.Rank(g[i].score)
+			}
+			keys = append(keys, k)
+		}
+		switch {
+		case ranked:
+			introsort.Prefix(keys, prefix, func(a, b *sortKey) bool { return a.k1 > b.k1 || (a.k1 == b.k1 && a.k2 > b.k2) })
+		case order == policy.Greater:
+			introsort.Prefix(keys, prefix, func(a, b *sortKey) bool { return a.k1 > b.k1 })
+		default:
+			introsort.Prefix(keys, prefix, func(a, b *sortKey) bool { return a.k1 < b.k1 })
+		}
+		tmp := ws.tmp[:0]
+		for _, k := range keys {
+			tmp = append(tmp, g[k.i])
+		}
+		copy(g, tmp)
+		ws.keys, ws.tmp = keys, tmp
 		return
 	}
 	switch order {
 	case policy.Greater:
-		introsort.Sort(g, func(a, b *egroup) bool { return a.score > b.score })
+		introsort.Prefix(g, prefix, func(a, b *egroup) bool { return a.score > b.score })
 	case policy.Less:
-		introsort.Sort(g, func(a, b *egroup) bool { return a.score < b.score })
+		introsort.Prefix(g, prefix, func(a, b *egroup) bool { return a.score < b.score })
 	default:
-		introsort.Sort(g, func(a, b *egroup) bool { return order.Before(a.score, b.score) })
+		introsort.Prefix(g, prefix, func(a, b *egroup) bool { return order.Before(a.score, b.score) })
 	}
 }
 
 // scorePool recycles scoring objects; a walk needs one per open vertex.
-type scorePool struct{ free []*scoring }
+type scorePool struct {
+	free []*scoring
+	ws   sortScratch
+}
 
 func (p *scorePool) get() *scoring {
 	if n := len(p.free); n > 0 {
@@ -171,7 +235,7 @@ func (p *scorePool) get() *scoring {
 		s.reset()
 		return s
 	}
-	s := &scoring{}
+	s := &scoring{ws: &p.ws}
 	s.reset()
 	return s
 }

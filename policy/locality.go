@@ -80,6 +80,12 @@ func (o runOrder) find(s int64) run {
 	return run{s, s}
 }
 
+// Rank implements Ranked: the bounds of the run holding s.
+func (o runOrder) Rank(s int64) (int64, int64) {
+	r := o.find(s)
+	return r.lo, r.hi
+}
+
 func (o runOrder) Before(a, b int64) bool {
 	ra, rb := o.find(a), o.find(b)
 	if ra.lo != rb.lo {

@@ -30,6 +30,15 @@ var (
 	Less Order = less{}
 )
 
+// Ranked is implemented by orders that compare scores through a key:
+// Before(a, b) holds iff Rank(a) is lexicographically greater than Rank(b)
+// (locality's order compares the runs holding the scores). The matcher
+// then computes each candidate's key once instead of at every comparison.
+type Ranked interface {
+	Order
+	Rank(score int64) (hi, lo int64)
+}
+
 // Policy supplies the scoring callbacks of the depth-first-and-up traversal
 // (spec policies.md). A Policy is stateful (it keeps running sums between
 // Discover and Finish), so each matcher owns its own instance.
