@@ -7,6 +7,7 @@ import (
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/planner"
+	"github.com/gofluxion/gofluxion/policy"
 )
 
 // allocType is what a successful match books.
@@ -593,7 +594,7 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 				eg := l.g[*cur]
 				*cur++
 				for k := eg.e0; k < eg.e0+eg.en; k++ {
-					er := m.work.erecs[k]
+					er := m.erecAt(&eg, k)
 					m.work.erecs = append(m.work.erecs, erec{count: eg.count, needs: eg.count, excl: true, edge: er.edge})
 				}
 				score += eg.score
@@ -769,7 +770,7 @@ func (m *Matcher) enforce(si int, dfu *scoring, walkUp bool) {
 				continue
 			}
 			for k := eg.e0; k < eg.e0+eg.en; k++ {
-				er := &m.work.erecs[k]
+				er := m.erecAt(eg, k)
 				if er.edge < 0 {
 					continue
 				}
@@ -815,11 +816,15 @@ func (m *Matcher) tick() {
 	m.pre, m.post = 0, 0
 	m.work.erecs = m.work.erecs[:0]
 	m.work.stamped = m.work.stamped[:0]
+	m.memo.pend = m.memo.pend[:0]
 }
 
 // setStamp marks edge e as selected in the current tick and remembers it,
 // so the update walk visits only selected edges instead of every child.
 func (m *Matcher) setStamp(e graph.EdgeID, st stamp) {
+	if len(m.memo.pend) > 0 {
+		m.flushStamps(m.g.E(e).Dst)
+	}
 	if m.stamps[e].seq != m.seq {
 		m.work.stamped = append(m.work.stamped, srcEdge{m.g.E(e).Src, e})
 	}
@@ -917,7 +922,12 @@ func (m *Matcher) resolveGraph(root graph.VertexID, top *scoring) (int64, bool) 
 			met = false
 			break
 		}
-		order := m.pol.GraphOrder(m.scoresOf(top, r.typ))
+		var order policy.Order
+		if _, fixed := m.pol.(policy.FixedGraphOrder); fixed {
+			order = m.pol.GraphOrder(nil)
+		} else {
+			order = m.pol.GraphOrder(m.scoresOf(top, r.typ))
+		}
 		top.chooseBestK(m.dom, r.typ, int64(k), order, onlyType(m.cur.top, r.typ))
 	}
 	m.pol.FinishGraph()

@@ -84,6 +84,12 @@ type memoRec struct {
 	excl         bool
 }
 
+// pendRec is a replay at u whose stamps are set when needed.
+type pendRec struct {
+	u     graph.VertexID
+	entry int32
+}
+
 type memoLabel struct {
 	rel   int32
 	label string
@@ -117,6 +123,10 @@ type memoState struct {
 	labels  []memoLabel
 	frames  []recFrame
 	depth   int // open recordings
+	// Replays whose stamps are not set yet (see memoApply), and by vertex
+	// the index of its pending replay (valid if pend[i].u is the vertex).
+	pend    []pendRec
+	pendIdx []int32
 	// What the recordings were made for.
 	reqGen uint64
 	excl   []bool
@@ -221,72 +231,112 @@ func (m *Matcher) buildLayout() {
 		l.ord = append(l.ord, h.Other)
 		stack = append(stack, frame{h.Other, 0})
 	}
-	// Classes, children before parents.
+	// Classes, children before parents. Identical subtrees mostly come
+	// in runs (the cores of a socket, the sockets of successive nodes),
+	// so the last few classes of each type are tried before hashing.
 	sh := m.best.shifted
 	shiftsBelow := make([]bool, nv)
+	shifts := make([]bool, g.Types.Len())
+	for t := range shifts {
+		shifts[t] = sh.Shifts(g, graph.TypeID(t))
+	}
 	byHash := map[uint64]int32{}
 	var rep []graph.VertexID // by class
 	var next []int32         // by class: next class with the same hash
+	const nrecent = 4
+	recent := make([][nrecent]int32, g.Types.Len())
+	for t := range recent {
+		for k := range recent[t] {
+			recent[t][k] = -1
+		}
+	}
 	for i := len(l.ord) - 1; i >= 0; i-- {
 		u := l.ord[i]
-		ok := true
-		var h uint64 = 14695981039346656037
-		mix := func(x int64) { h = (h ^ uint64(x)) * 1099511628211 }
 		vx := g.V(u)
-		mix(int64(vx.Type))
-		mix(vx.Size)
-		if f := m.filt[0][u]; f != nil {
-			mix(int64(f.Len()))
-			for k := 0; k < f.Len(); k++ {
-				mix(int64(f.Type(k)))
-				mix(f.Total(k))
-			}
-		} else {
-			mix(-1)
-		}
+		ok := true
 		for _, e := range g.Out(u) {
-			w := e.Other
-			mix(int64(e.Subsystem))
-			mix(int64(g.V(w).Type))
 			if e.Subsystem != m.dom {
 				continue
 			}
+			w := e.Other
 			if l.pos[w] <= l.pos[u] || l.class[w] < 0 {
 				ok = false
 			}
-			if sh.Shifts(g, g.V(w).Type) || shiftsBelow[w] {
+			if t := g.V(w).Type; (t >= 0 && int(t) < len(shifts) && shifts[t]) || shiftsBelow[w] {
 				shiftsBelow[u] = true
 				ok = false
 			}
-			mix(int64(l.class[w]))
-			mix(g.V(w).ID)
 		}
-		if !ok {
+		if !ok || vx.Type < 0 || int(vx.Type) >= len(recent) {
 			continue
 		}
 		cl := int32(-1)
-		if k, found := byHash[h]; found {
-			for ; k >= 0; k = next[k] {
-				if m.sameShape(u, rep[k]) {
-					cl = k
-					break
+		rc := &recent[vx.Type]
+		for k := 0; k < nrecent && rc[k] >= 0; k++ {
+			if m.sameShape(u, rep[rc[k]]) {
+				cl = rc[k]
+				copy(rc[1:k+1], rc[:k])
+				rc[0] = cl
+				break
+			}
+		}
+		if cl < 0 {
+			h := m.shapeHash(u)
+			k, found := byHash[h]
+			if found {
+				for ; k >= 0; k = next[k] {
+					if m.sameShape(u, rep[k]) {
+						cl = k
+						break
+					}
 				}
 			}
 			if cl < 0 {
 				cl = int32(len(rep))
 				rep = append(rep, u)
-				next = append(next, byHash[h])
+				if found {
+					next = append(next, byHash[h])
+				} else {
+					next = append(next, -1)
+				}
 				byHash[h] = cl
 			}
-		} else {
-			cl = int32(len(rep))
-			rep = append(rep, u)
-			next = append(next, -1)
-			byHash[h] = cl
+			copy(rc[1:], rc[:nrecent-1])
+			rc[0] = cl
 		}
 		l.class[u] = cl
 	}
 	l.nclass = len(rep)
+}
+
+// shapeHash hashes what sameShape compares.
+func (m *Matcher) shapeHash(u graph.VertexID) uint64 {
+	g := m.g
+	l := &m.memo.lay
+	var h uint64 = 14695981039346656037
+	mix := func(x int64) { h = (h ^ uint64(x)) * 1099511628211 }
+	vx := g.V(u)
+	mix(int64(vx.Type))
+	mix(vx.Size)
+	if f := m.filt[0][u]; f != nil {
+		mix(int64(f.Len()))
+		for k := 0; k < f.Len(); k++ {
+			mix(int64(f.Type(k)))
+			mix(f.Total(k))
+		}
+	} else {
+		mix(-1)
+	}
+	for _, e := range g.Out(u) {
+		w := e.Other
+		mix(int64(e.Subsystem))
+		mix(int64(g.V(w).Type))
+		if e.Subsystem == m.dom {
+			mix(int64(l.class[w]))
+			mix(g.V(w).ID)
+		}
+	}
+	return h
 }
 
 func fill[T any](s []T, n int, x T) []T {
@@ -356,7 +406,7 @@ func (m *Matcher) memoVisit(u graph.VertexID, resources []*req, pristine bool, e
 		key.res = resources[0]
 	}
 	if e := m.memoFind(key); e >= 0 {
-		return m.memoApply(&c.entries[e], u, excl, toParent), true
+		return m.memoApply(e, u, excl, toParent), true
 	}
 	if len(c.recs)+len(c.egs)+len(c.entries) > maxMemoRecs {
 		return 0, false
@@ -433,7 +483,7 @@ func (m *Matcher) memoRecord(key memoKey, u graph.VertexID, resources []*req, pr
 	// The walk's own effects are in place; replaying them again sets the
 	// same stamps and labels and builds the parent's candidates, so the
 	// replay path runs for every recording too.
-	return m.memoApply(&c.entries[i], u, excl, toParent), true
+	return m.memoApply(i, u, excl, toParent), true
 }
 
 // memoCapture stores what the walk of u handed its parent (tmp) and the
@@ -460,7 +510,7 @@ func (m *Matcher) memoCapture(e *memoEntry, u graph.VertexID, tmp *scoring, f *r
 			}
 			me := memoEG{score: eg.score, count: eg.count, needs: eg.needs, excl: eg.excl, recs: span32{int32(len(c.recs)), eg.en}}
 			for k := eg.e0; k < eg.e0+eg.en; k++ {
-				er := m.work.erecs[k]
+				er := m.erecAt(&eg, k)
 				if er.edge < 0 {
 					return false
 				}
@@ -498,7 +548,8 @@ func (m *Matcher) memoCapture(e *memoEntry, u graph.VertexID, tmp *scoring, f *r
 }
 
 // memoApply replays a recording at u.
-func (m *Matcher) memoApply(e *memoEntry, u graph.VertexID, excl *bool, toParent *scoring) int {
+func (m *Matcher) memoApply(ei int32, u graph.VertexID, excl *bool, toParent *scoring) int {
+	e := &m.memo.entries[ei]
 	if e.errSet {
 		m.errno = e.errno
 	}
@@ -523,20 +574,29 @@ func (m *Matcher) memoApply(e *memoEntry, u graph.VertexID, excl *bool, toParent
 	for _, ml := range c.lists[e.lists.i : e.lists.i+e.lists.n] {
 		tl := toParent.list(ml.sub, ml.typ)
 		for _, me := range c.egs[ml.egs.i : ml.egs.i+ml.egs.n] {
-			e0 := int32(len(m.work.erecs))
-			for _, r := range c.recs[me.recs.i : me.recs.i+me.recs.n] {
-				m.work.erecs = append(m.work.erecs, erec{count: r.count, needs: r.needs, excl: r.excl, edge: m.inEdge(c.lay.ord[base+r.rel])})
-			}
 			score := me.score + int64(me.recs.n)*shift
-			tl.g = append(tl.g, egroup{score: score, count: me.count, needs: me.needs, excl: me.excl, e0: e0, en: me.recs.n})
+			tl.g = append(tl.g, egroup{score: score, count: me.count, needs: me.needs, excl: me.excl, e0: me.recs.i, en: me.recs.n, base: base + 1})
 			tl.total += me.count
 			if score > 0 {
 				tl.qual += me.count
 			}
 		}
 	}
-	for _, r := range c.recs[e.stamps.i : e.stamps.i+e.stamps.n] {
-		m.setStamp(m.inEdge(c.lay.ord[base+r.rel]), stamp{seq: m.seq, needs: r.needs, excl: r.excl})
+	if e.stamps.n > 0 {
+		if c.depth == 0 {
+			// The stamps inside u's subtree only matter once the walk
+			// stamps an edge into it (u's in-edge, when a choice above
+			// takes u or a candidate below it): most replays are not
+			// chosen, and setting their stamps would cost more than the
+			// replay itself. setStamp sets them first (flushStamps).
+			if len(c.pendIdx) != len(c.lay.pos) {
+				c.pendIdx = make([]int32, len(c.lay.pos))
+			}
+			c.pendIdx[u] = int32(len(c.pend))
+			c.pend = append(c.pend, pendRec{u: u, entry: ei})
+		} else {
+			m.replayStamps(e, u)
+		}
 	}
 	for _, lb := range c.labels[e.labels.i : e.labels.i+e.labels.n] {
 		m.setLabel(c.lay.ord[base+lb.rel], lb.label)
@@ -544,6 +604,43 @@ func (m *Matcher) memoApply(e *memoEntry, u graph.VertexID, excl *bool, toParent
 	toParent.avail = e.avail
 	toParent.overall = m.pol.Finish(g, u, true)
 	return 0
+}
+
+// replayStamps sets the stamps of a replay at u.
+func (m *Matcher) replayStamps(e *memoEntry, u graph.VertexID) {
+	c := &m.memo
+	base := c.lay.pos[u]
+	for _, r := range c.recs[e.stamps.i : e.stamps.i+e.stamps.n] {
+		m.setStamp(m.inEdge(c.lay.ord[base+r.rel]), stamp{seq: m.seq, needs: r.needs, excl: r.excl})
+	}
+}
+
+// flushStamps sets the pending stamps of the replay whose subtree holds v,
+// if any, before an edge into v is stamped: the recorded stamps were set
+// before anything above could stamp inside the subtree, and walkUp reads
+// the stamps it climbs through. Pending replays do not nest.
+func (m *Matcher) flushStamps(v graph.VertexID) {
+	c := &m.memo
+	for ; v != graph.NoVertex; v = m.domParentOf(v) {
+		if int(v) >= len(c.pendIdx) {
+			return
+		}
+		if i := c.pendIdx[v]; i >= 0 && int(i) < len(c.pend) && c.pend[i].u == v {
+			c.pend[i].u = graph.NoVertex
+			m.replayStamps(&c.entries[c.pend[i].entry], v)
+			return
+		}
+	}
+}
+
+// erecAt returns edge record k of eg.
+func (m *Matcher) erecAt(eg *egroup, k int32) erec {
+	if eg.base == 0 {
+		return m.work.erecs[k]
+	}
+	c := &m.memo
+	r := &c.recs[k]
+	return erec{count: r.count, needs: r.needs, excl: r.excl, edge: m.inEdge(c.lay.ord[eg.base-1+r.rel])}
 }
 
 // inEdge returns v's dominant in-edge (v is not the root).

@@ -15,6 +15,10 @@ type egroup struct {
 	excl   bool
 	root   bool
 	e0, en int32 // edge records m.work.erecs[e0 : e0+en]
+	// base > 0: the edge records are a recording's, m.memo.recs[e0 :
+	// e0+en], relative to the subtree at pre-order position base-1
+	// (memo.go); they are only made into erecs where used (erecAt).
+	base int32
 }
 
 // erec is an edge of an egroup with the amounts to stamp on it when chosen.
@@ -204,12 +208,17 @@ func sortGroups(g []egroup, order policy.Order, prefix int, ws *sortScratch) {
 		default:
 			introsort.Prefix(keys, prefix, func(a, b *sortKey) bool { return a.k1 < b.k1 })
 		}
+		ws.keys = keys
+		if prefix <= 32 && prefix < len(g) {
+			placePrefix(g, keys[:prefix], ws)
+			return
+		}
 		tmp := ws.tmp[:0]
 		for _, k := range keys {
 			tmp = append(tmp, g[k.i])
 		}
 		copy(g, tmp)
-		ws.keys, ws.tmp = keys, tmp
+		ws.tmp = tmp
 		return
 	}
 	switch order {
@@ -220,6 +229,40 @@ func sortGroups(g []egroup, order policy.Order, prefix int, ws *sortScratch) {
 	default:
 		introsort.Prefix(g, prefix, func(a, b *egroup) bool { return order.Before(a.score, b.score) })
 	}
+}
+
+// placePrefix moves the candidates keys names into g[:len(keys)], in that
+// order, and the candidates they displace into the places they left (in
+// time quadratic in the few keys rather than linear in g).
+func placePrefix(g []egroup, keys []sortKey, ws *sortScratch) {
+	k := len(keys)
+	tmp := ws.tmp[:0]
+	for _, x := range keys {
+		tmp = append(tmp, g[x.i])
+	}
+	// Candidates of g[:k] that are not taken go where taken ones were.
+	free := 0
+	for _, x := range keys {
+		if int(x.i) < k {
+			continue
+		}
+		for ; ; free++ {
+			taken := false
+			for _, y := range keys {
+				if int(y.i) == free {
+					taken = true
+					break
+				}
+			}
+			if !taken {
+				break
+			}
+		}
+		g[x.i] = g[free]
+		free++
+	}
+	copy(g, tmp)
+	ws.tmp = tmp
 }
 
 // scorePool recycles scoring objects; a walk needs one per open vertex.

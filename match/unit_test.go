@@ -466,6 +466,13 @@ func TestSortGroupsKeys(t *testing.T) {
 				if !slices.Equal(got[:min(k, n)], want[:min(k, n)]) {
 					t.Fatalf("iter %d order %d n %d prefix %d: got %v want %v", iter, oi, n, k, got[:min(k, n)], want[:min(k, n)])
 				}
+				seen := make([]bool, n)
+				for _, eg := range got {
+					if seen[eg.e0] {
+						t.Fatalf("iter %d prefix %d: candidate %d twice", iter, k, eg.e0)
+					}
+					seen[eg.e0] = true
+				}
 			}
 		}
 	}

@@ -39,6 +39,9 @@ func (p *multilevel) SlotOrder() Order         { return p.order }
 func (p *multilevel) GraphOrder([]int64) Order { return p.order }
 func (p *multilevel) FinishGraph()             { p.sum = 0 }
 
+// FixedGraphOrder implements FixedGraphOrder.
+func (p *multilevel) FixedGraphOrder() {}
+
 func (p *multilevel) factorFor(g *graph.Graph, t graph.TypeID) *factor {
 	for i := range p.factors {
 		f := &p.factors[i]

@@ -39,6 +39,12 @@ type Ranked interface {
 	Rank(score int64) (hi, lo int64)
 }
 
+// FixedGraphOrder is implemented by policies whose GraphOrder ignores the
+// scores it is given; the matcher then does not collect them.
+type FixedGraphOrder interface {
+	FixedGraphOrder()
+}
+
 // Policy supplies the scoring callbacks of the depth-first-and-up traversal
 // (spec policies.md). A Policy is stateful (it keeps running sums between
 // Discover and Finish), so each matcher owns its own instance.

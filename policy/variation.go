@@ -19,6 +19,9 @@ func (variation) SlotOrder() Order                            { return Greater }
 func (variation) GraphOrder([]int64) Order                    { return Less }
 func (variation) FinishGraph()                                {}
 
+// FixedGraphOrder implements FixedGraphOrder.
+func (variation) FixedGraphOrder() {}
+
 func (variation) Finish(g *graph.Graph, v graph.VertexID, met bool) int64 {
 	if !met {
 		return 0
