@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,29 +114,134 @@ func (h *lineHash) BlockSize() int      { return 1 }
 // difference. It returns the number of matches run.
 func diffStream(t *testing.T, policy string, seed int64, shape randstream.Shape, nops int) int {
 	t.Helper()
-	rng := rand.New(rand.NewSource(seed))
-	g := randstream.Graph(rng, shape)
-	ops := randstream.Ops(rng, nops, len(g.ByType(graph.TypeNode)))
-	ref := newMatcher(t, g, policy)
+	return diffRun(t, diffCase{policy: policy, seed: seed, shape: shape, nops: nops})
+}
+
+// diffCase is one differential stream. heavy turns the stream into one
+// rich in failures and reservation searches (most allocations become
+// allocate-or-else-reserve, requests for most of the graph's nodes or
+// cores are added, the clock moves slowly) with node status changes
+// between operations; clone continues the best-first side on a clone of
+// its matcher half way; fresh checks the matcher's per-subtree freshness
+// counts against a recount after every operation.
+type diffCase struct {
+	policy       string
+	seed         int64
+	shape        randstream.Shape
+	nops         int
+	heavy, clone bool
+	fresh        bool
+}
+
+func diffRun(t *testing.T, c diffCase) int {
+	t.Helper()
+	rng := rand.New(rand.NewSource(c.seed))
+	g := randstream.Graph(rng, c.shape)
+	nodes := g.ByType(graph.TypeNode)
+	ops := randstream.Ops(rng, c.nops, len(nodes))
+	if c.heavy {
+		ops = heavyOps(rng, ops, len(nodes))
+	}
+	ref := newMatcher(t, g, c.policy)
 	ref.exhaustive = true
-	fast := newMatcher(t, g, policy)
+	fast := newMatcher(t, g, c.policy)
 	rt, ft := newDiffTarget(g, ref), newDiffTarget(g, fast)
 	ft.count = true
 	var rh, fh lineHash
 	rr, fr := &randstream.Runner{T: rt, H: &rh}, &randstream.Runner{T: ft, H: &fh}
+	srng := rand.New(rand.NewSource(c.seed))
 	for i := range ops {
+		if c.clone && i == len(ops)/2 {
+			fast = fast.Clone()
+			ft.m = fast
+		}
+		if c.heavy && srng.Intn(8) == 0 && len(nodes) > 0 {
+			// Mark a node down or up on both sides.
+			v := nodes[srng.Intn(len(nodes))]
+			p, _ := g.V(v).PathIn(fast.dom)
+			st := graph.StatusDown
+			if g.V(v).Status == graph.StatusDown {
+				st = graph.StatusUp
+			}
+			// Until the clone the graph is shared: set it through each
+			// matcher from the same old status.
+			e1 := ref.SetStatus(p, st)
+			if fast.g == g {
+				g.V(v).Status = 1 - st
+			}
+			e2 := fast.SetStatus(p, st)
+			fmt.Fprintf(&rh, "status %s %v %v\n", p, st, e1)
+			fmt.Fprintf(&fh, "status %s %v %v\n", p, st, e2)
+		}
 		rr.Step(ops[i])
 		fr.Step(ops[i])
 		if rh.String() != fh.String() {
-			t.Fatalf("%s seed %d: op %d (%+v) differs:\nreference:\n%s\nbest-first:\n%s", policy, seed, i, ops[i],
+			t.Fatalf("%s seed %d: op %d (%+v) differs:\nreference:\n%s\nbest-first:\n%s", c.policy, c.seed, i, ops[i],
 				lastLines(rh.String(), 30), lastLines(fh.String(), 30))
+		}
+		if c.fresh {
+			checkFresh(t, fast, i)
 		}
 	}
 	if a, b := digest(ref), digest(fast); a != b {
-		t.Fatalf("%s seed %d: schedules differ:\n%s", policy, seed, diffDigests(a, b))
+		t.Fatalf("%s seed %d: schedules differ:\n%s", c.policy, c.seed, diffDigests(a, b))
 	}
 	diffHits += fast.bestHits
 	return rt.matches
+}
+
+// heavyOps rewrites a stream into a failure- and reservation-heavy one.
+func heavyOps(rng *rand.Rand, ops []randstream.Op, nodes int) []randstream.Op {
+	var out []randstream.Op
+	for _, op := range ops {
+		switch op.Kind {
+		case randstream.Allocate:
+			if rng.Intn(3) > 0 {
+				op.Kind = randstream.AllocateOrElseReserve
+			}
+		case randstream.Advance:
+			op.Delta = 1 + op.Delta/8
+		}
+		out = append(out, op)
+		if rng.Intn(6) == 0 {
+			out = append(out, randstream.Op{Kind: randstream.AllocateOrElseReserve, Jobspec: bigJobspec(rng, nodes)})
+		}
+	}
+	return out
+}
+
+// bigJobspec asks for a large share of the graph (or more than it has).
+func bigJobspec(rng *rand.Rand, nodes int) string {
+	n := max(1, nodes/2+rng.Intn(nodes))
+	var res string
+	switch rng.Intn(4) {
+	case 0:
+		res = fmt.Sprintf("  - type: node\n    count: %d\n    exclusive: true\n", n)
+	case 1:
+		res = fmt.Sprintf("  - type: slot\n    count: %d\n    label: default\n    with:\n      - type: core\n        count: 2\n", 2*n)
+	case 2:
+		res = fmt.Sprintf("  - type: node\n    count: %d\n    with:\n      - type: socket\n        count: 1\n        with:\n          - type: slot\n            count: 1\n            label: default\n            with:\n              - type: core\n                count: 1\n", n)
+	default:
+		res = fmt.Sprintf("  - type: socket\n    count: %d\n    with:\n      - type: slot\n        count: 1\n        label: default\n        with:\n          - type: core\n            count: 1\n", n)
+	}
+	return "version: 9999\nresources:\n" + res + fmt.Sprintf("attributes:\n  system:\n    duration: %d\n", 50+rng.Intn(500)) +
+		"tasks:\n  - command: [ \"app\" ]\n    slot: default\n    count:\n      per_slot: 1\n"
+}
+
+// checkFresh compares the matcher's freshness counts with a recount.
+func checkFresh(t *testing.T, m *Matcher, op int) {
+	t.Helper()
+	f := m.fresh
+	if f == nil {
+		return
+	}
+	stale, below := slices.Clone(f.stale), slices.Clone(f.below)
+	m.buildFresh()
+	for v := range below {
+		if below[v] != m.fresh.below[v] || stale[v] != m.fresh.stale[v] {
+			t.Fatalf("after op %d: vertex %s: counted %v/%d, recount %v/%d", op, m.g.V(graph.VertexID(v)).Name, stale[v], below[v], m.fresh.stale[v], m.fresh.below[v])
+		}
+	}
 }
 
 // diffHits counts the selections the best-first walk decided.
@@ -153,21 +259,27 @@ func lastLines(s string, n int) string {
 // on random mixed streams, on small graphs and on graphs of 1,024 nodes
 // or more.
 func TestDifferentialBestFirst(t *testing.T) {
-	small, large := 30, 1
+	small, large, heavy, heavyLarge := 30, 1, 10, 0
 	if testing.Short() {
-		small, large = 10, 0
+		small, large, heavy, heavyLarge = 10, 0, 4, 0
 	}
 	if *diffLong {
-		small, large = 300, 4
+		small, large, heavy, heavyLarge = 300, 6, 150, 6
 	}
 	for _, p := range keyedPolicies {
 		t.Run(p, func(t *testing.T) {
 			n := 0
 			for s := int64(1); s <= int64(small); s++ {
-				n += diffStream(t, p, 1000+s, randstream.Small, 60)
+				n += diffRun(t, diffCase{policy: p, seed: 1000 + s, shape: randstream.Small, nops: 60, fresh: true, clone: s%5 == 0})
 			}
 			for s := int64(1); s <= int64(large); s++ {
 				n += diffStream(t, p, 5000+s, randstream.Large, 150)
+			}
+			for s := int64(1); s <= int64(heavy); s++ {
+				n += diffRun(t, diffCase{policy: p, seed: 3000 + s, shape: randstream.Small, nops: 80, heavy: true, fresh: true, clone: s%3 == 0})
+			}
+			for s := int64(1); s <= int64(heavyLarge); s++ {
+				n += diffRun(t, diffCase{policy: p, seed: 6000 + s, shape: randstream.Large, nops: 150, heavy: true, clone: s%2 == 0})
 			}
 			t.Logf("%d matches, %d selections decided best-first", n, diffHits)
 			diffHits = 0

@@ -72,7 +72,9 @@ func (m *Matcher) Clone() *Matcher {
 		}
 	}
 	pol, _ := policy.New(s.opts.Policy)
-	cm := &Matcher{schedule: c, scratch: &scratch{pol: pol, emulate: m.emulate, errno: m.errno}}
+	// The visit totals carry over too: a failed first attempt leaves them
+	// for the reservation search to add to, as in Fluxion.
+	cm := &Matcher{schedule: c, scratch: &scratch{pol: pol, emulate: m.emulate, errno: m.errno, preTotal: m.preTotal, postTotal: m.postTotal}}
 	cm.fitScratch()
 	cm.buildFresh()
 	return cm

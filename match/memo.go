@@ -132,12 +132,15 @@ type memoState struct {
 	excl   []bool
 }
 
+// memoOff turns replays off (tests).
+var memoOff bool
+
 // memoPrepare decides whether the next best-first selection replays
 // recordings and drops them when the context changed.
 func (m *Matcher) memoPrepare() {
 	c := &m.memo
 	b := &m.best
-	c.on = b.shifted != nil && b.cleanGraph && m.fresh != nil && m.reqc.clean && m.cur.cons == nil && !m.opts.FluxionFailures
+	c.on = b.shifted != nil && b.cleanGraph && m.fresh != nil && m.reqc.clean && m.cur.cons == nil && !m.opts.FluxionFailures && !memoOff
 	if !c.on {
 		return
 	}
