@@ -42,6 +42,7 @@ type kidOrder struct {
 	// rest[i] is the total size of kids[i:] within its run: no more
 	// units than that can still qualify.
 	rest []int64
+	skip *skipList // links over kids (skip.go)
 }
 
 type kidRun struct {
@@ -296,13 +297,29 @@ func (m *Matcher) exploreBest(u graph.VertexID, resources []*req, excl bool, dfu
 		}
 		limit := countLimit(r)
 		q := int64(0)
+		sl := m.skips(&k.skip, len(k.kids))
 		for i := run.lo; i < run.hi; i++ {
+			if sl != nil {
+				if j := sl.find(i, m.cur.at); j != i {
+					// Full candidates fail pruning, with EBUSY.
+					m.errno = EBUSY
+					if i = j; i >= run.hi {
+						break
+					}
+				}
+			}
 			if q >= limit || q+k.rest[i] < int64(r.count.Min) {
 				// Enough, or never enough: calc_count is now final.
 				break
 			}
 			h := out[k.kids[i]]
-			if !m.white(0, h.Other) || m.busyChild(h.Other, resources, excl) {
+			if !m.white(0, h.Other) {
+				continue
+			}
+			if m.busyChild(h.Other, resources, excl) {
+				if sl != nil {
+					m.markFull(sl, i, h.Other, m.cur.at)
+				}
 				continue
 			}
 			x := excl
@@ -421,6 +438,7 @@ type flatOrder struct {
 	types []graph.TypeID // the request types, in request order
 	ok    bool
 	cands [][]flatCand // per request type, preferred first
+	skip  []*skipList  // per request type
 }
 
 type flatCand struct {
@@ -470,6 +488,7 @@ func (m *Matcher) flatFor(u graph.VertexID, resources []*req) *flatOrder {
 		f.types = append(f.types, r.typ)
 	}
 	f.cands = make([][]flatCand, len(resources))
+	f.skip = make([]*skipList, len(resources))
 	m.buildFlat(f)
 	for i := range f.cands {
 		c := f.cands[i]
@@ -583,11 +602,28 @@ func (m *Matcher) exploreFlat(u graph.VertexID, resources []*req, excl bool, dfu
 	for i, r := range resources {
 		limit := countLimit(r)
 		q := int64(0)
-		for _, c := range f.cands[i] {
+		cands := f.cands[i]
+		sl := m.skips(&f.skip[i], len(cands))
+		for ci := int32(0); int(ci) < len(cands); ci++ {
+			if sl != nil {
+				if j := sl.find(ci, m.cur.at); j != ci {
+					m.errno = EBUSY
+					if ci = j; int(ci) >= len(cands) {
+						break
+					}
+				}
+			}
+			c := cands[ci]
 			if q >= limit || q+c.rest < int64(r.count.Min) {
 				break
 			}
-			if m.busyChild(c.v, resources, excl) || !m.openPath(u, c.v, resources, excl) {
+			if m.busyChild(c.v, resources, excl) {
+				if sl != nil {
+					m.markFull(sl, ci, c.v, m.cur.at)
+				}
+				continue
+			}
+			if !m.openPath(u, c.v, resources, excl) {
 				continue
 			}
 			x := excl

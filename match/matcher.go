@@ -262,6 +262,9 @@ type schedule struct {
 
 	// fresh counts the vertices holding state per subtree (fresh.go).
 	fresh *freshState
+	// releases counts the operations that gave planner units back: the
+	// links over full candidates (skip.go) are only valid between them.
+	releases uint64
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection

@@ -197,6 +197,7 @@ func (m *Matcher) clearVertex(v graph.VertexID) {
 		}
 	}
 	m.jobs[v] = nil
+	m.releases++
 	m.refresh(v)
 }
 

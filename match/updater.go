@@ -75,6 +75,7 @@ func (m *Matcher) bookWhole(v graph.VertexID, done *[]booked) bool {
 func (m *Matcher) undoBooked(done []booked) {
 	for _, b := range done {
 		m.plans[b.v].RemSpan(b.span)
+		m.releases++
 		if rec := m.jobRec(b.v, m.cur.jobid, false); rec != nil && rec.alloc == b.span {
 			rec.alloc = 0
 			m.dropIfEmpty(b.v, m.cur.jobid)
