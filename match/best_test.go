@@ -269,15 +269,22 @@ func TestDifferentialBestFirst(t *testing.T) {
 	for _, p := range keyedPolicies {
 		t.Run(p, func(t *testing.T) {
 			n := 0
+			// Small graphs link their short candidate lists too, every
+			// other stream.
+			defer func(n int) { minSkip = n }(minSkip)
 			for s := int64(1); s <= int64(small); s++ {
+				minSkip = []int{2, 32}[s%2]
 				n += diffRun(t, diffCase{policy: p, seed: 1000 + s, shape: randstream.Small, nops: 60, fresh: true, clone: s%5 == 0})
 			}
+			minSkip = 32
 			for s := int64(1); s <= int64(large); s++ {
 				n += diffStream(t, p, 5000+s, randstream.Large, 150)
 			}
 			for s := int64(1); s <= int64(heavy); s++ {
+				minSkip = []int{2, 32}[s%2]
 				n += diffRun(t, diffCase{policy: p, seed: 3000 + s, shape: randstream.Small, nops: 80, heavy: true, fresh: true, clone: s%3 == 0})
 			}
+			minSkip = 32
 			for s := int64(1); s <= int64(heavyLarge); s++ {
 				n += diffRun(t, diffCase{policy: p, seed: 6000 + s, shape: randstream.Large, nops: 150, heavy: true, clone: s%2 == 0})
 			}

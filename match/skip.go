@@ -16,8 +16,9 @@ import "github.com/gofluxion/gofluxion/graph"
 // a full interval; anything that gives units back (m.releases) drops the
 // links.
 
-// minSkip is the shortest candidate list that gets links.
-const minSkip = 32
+// minSkip is the shortest candidate list that gets links (a variable for
+// tests, which link the short lists of small graphs too).
+var minSkip = 32
 
 // skipList links full candidates of one ordered candidate list.
 type skipList struct {
