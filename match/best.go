@@ -167,13 +167,26 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			k.kids = append(k.kids, int32(i))
 		}
 	}
-	// Insertion sort by (type, preference): sibling lists are short, and
-	// this needs no closure.
+	// Sort by (type, preference, position), a total order: insertion
+	// sort for the usual short sibling lists, a library sort for the
+	// long ones (the root's thousands of nodes).
 	kids := k.kids
-	for i := 1; i < len(kids); i++ {
-		for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
-			kids[j], kids[j-1] = kids[j-1], kids[j]
+	if len(kids) <= 32 {
+		for i := 1; i < len(kids); i++ {
+			for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
+				kids[j], kids[j-1] = kids[j-1], kids[j]
+			}
 		}
+	} else {
+		slices.SortFunc(kids, func(a, c int32) int {
+			switch {
+			case m.kidBefore(out, keys, a, c):
+				return -1
+			case m.kidBefore(out, keys, c, a):
+				return 1
+			}
+			return 0
+		})
 	}
 	var last graph.TypeID = -1
 	nr := 0

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -190,9 +191,11 @@ func diffRun(t *testing.T, c diffCase) int {
 	return rt.matches
 }
 
-// heavyOps rewrites a stream into a failure- and reservation-heavy one.
+// heavyOps rewrites a stream into a failure- and reservation-heavy one,
+// with now and then a cancellation of every job.
 func heavyOps(rng *rand.Rand, ops []randstream.Op, nodes int) []randstream.Op {
 	var out []randstream.Op
+	var last randstream.Op
 	for _, op := range ops {
 		switch op.Kind {
 		case randstream.Allocate:
@@ -205,6 +208,19 @@ func heavyOps(rng *rand.Rand, ops []randstream.Op, nodes int) []randstream.Op {
 		out = append(out, op)
 		if rng.Intn(6) == 0 {
 			out = append(out, randstream.Op{Kind: randstream.AllocateOrElseReserve, Jobspec: bigJobspec(rng, nodes)})
+		}
+		if op.Jobspec != "" {
+			last = op
+		}
+		if rng.Intn(25) == 0 {
+			// Cancel every job: the graph is untouched again, down to
+			// its root; then ask again for what was last asked.
+			for i := 0; i < 64; i++ {
+				out = append(out, randstream.Op{Kind: randstream.Cancel})
+			}
+			if last.Jobspec != "" {
+				out = append(out, last, last)
+			}
 		}
 	}
 	return out
@@ -302,10 +318,56 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// streamTarget replays a stream for the benchmarks: jobspecs are parsed
+// ahead and selections go to emit.Discard, so that only the matcher's
+// work is timed.
+type streamTarget struct {
+	m  *Matcher
+	js map[string]*jobspec.Jobspec
+}
+
+var errUnknownType = errors.New("jobspec names a type the graph lacks")
+
+func newStreamTarget(tb testing.TB, g *graph.Graph, m *Matcher, ops []randstream.Op) *streamTarget {
+	t := &streamTarget{m: m, js: map[string]*jobspec.Jobspec{}}
+	for _, op := range ops {
+		if op.Jobspec != "" {
+			// A parse error is a type the graph lacks: the op fails.
+			t.js[op.Jobspec], _ = jobspec.Parse([]byte(op.Jobspec), knownTypes(g))
+		}
+	}
+	return t
+}
+
+func (t *streamTarget) Match(kind randstream.Kind, doc string, jobid uint64, now int64) (int64, string, error) {
+	js := t.js[doc]
+	if js == nil {
+		return 0, "", errUnknownType
+	}
+	at, err := t.m.Match(diffOps[kind], js, jobid, now, emit.Discard)
+	return at, "", err
+}
+
+func (t *streamTarget) Cancel(jobid uint64) error { return t.m.Cancel(jobid) }
+
+func (t *streamTarget) PartialCancel(jobid uint64, ranks []int64) (bool, error) {
+	return t.m.PartialCancel(jobid, ranks)
+}
+
+// nopHash is a hash.Hash that keeps nothing.
+type nopHash struct{}
+
+func (nopHash) Write(b []byte) (int, error) { return len(b), nil }
+func (nopHash) Sum(b []byte) []byte         { return b }
+func (nopHash) Reset()                      {}
+func (nopHash) Size() int                   { return 0 }
+func (nopHash) BlockSize() int              { return 1 }
+
 // BenchmarkRandomStreams replays random mixed streams on graphs of 1,024
 // nodes or more, with the best-first walk and with the reference walk:
 // one iteration is one whole stream (150 operations) on a fresh matcher,
-// whose jobspecs are parsed before the timer starts.
+// whose jobspecs are parsed before the timer starts and whose selections
+// are written to emit.Discard (both walks render the same output).
 //
 //	go test ./match -run '^$' -bench RandomStreams -benchtime 3x
 func BenchmarkRandomStreams(b *testing.B) {
@@ -321,9 +383,7 @@ func BenchmarkRandomStreams(b *testing.B) {
 					ops := randstream.Ops(rng, 150, len(g.ByType(graph.TypeNode)))
 					m := newMatcher(b, g, p)
 					m.exhaustive = walk == "reference"
-					t := newDiffTarget(g, m)
-					t.parseAll(ops)
-					r := &randstream.Runner{T: t, H: &lineHash{}}
+					r := &randstream.Runner{T: newStreamTarget(b, g, m, ops), H: nopHash{}}
 					runtime.GC()
 					start := cpuTime()
 					b.StartTimer()
@@ -334,6 +394,48 @@ func BenchmarkRandomStreams(b *testing.B) {
 				}
 				b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "cpu-ms/stream")
 			})
+		}
+	}
+}
+
+// TestReplayFreshRoot matches every random jobspec on an untouched graph
+// twice (the second time the whole walk, from the root, is a replay of
+// the first) under every op, with the best-first and the reference walk,
+// and compares the outcomes.
+func TestReplayFreshRoot(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	ops := []Op{Allocate, AllocateOrElseReserve, AllocateWithSatisfiability, Satisfiability, WithoutAllocating}
+	for _, p := range keyedPolicies {
+		for s := int64(1); s <= int64(n); s++ {
+			rng := rand.New(rand.NewSource(9000 + s))
+			g := randstream.Graph(rng, randstream.Small)
+			ref, fast := newMatcher(t, g, p), newMatcher(t, g, p)
+			ref.exhaustive = true
+			rt, ft := newDiffTarget(g, ref), newDiffTarget(g, fast)
+			for j := 0; j < 8; j++ {
+				doc := randstream.Jobspec(rng)
+				js, err := jobspec.Parse([]byte(doc), knownTypes(g))
+				if err != nil {
+					continue
+				}
+				op := ops[rng.Intn(len(ops))]
+				for rep := 0; rep < 2; rep++ {
+					var outs [2]string
+					for k, tg := range []*diffTarget{rt, ft} {
+						tg.m.SetErrno(ENOTTY)
+						at, err := tg.m.Match(op, js, 1, 0, tg.w)
+						out, _ := tg.w.Render()
+						outs[k] = fmt.Sprintf("%d %v\n%s", at, err, out)
+						tg.m.Cancel(1)
+					}
+					if outs[0] != outs[1] {
+						t.Fatalf("%s seed %d jobspec %d (%s) pass %d:\n%s\nreference:\n%s\nbest-first:\n%s", p, s, j, op, rep, doc, outs[0], outs[1])
+					}
+				}
+			}
 		}
 	}
 }

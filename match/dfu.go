@@ -526,6 +526,7 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 	order := m.pol.SlotOrder()
 	for i := 0; i < s.n; i++ {
 		l := &s.l[i]
+		s.ws.expand(l)
 		s.chooseBestK(l.sub, l.typ, l.qual, order, false)
 	}
 	sub := m.subs[0]
@@ -907,6 +908,10 @@ func (m *Matcher) selectWalk() int {
 		return -1
 	}
 	*m.virtualEdge(m.dom) = stamp{seq: m.seq, needs: needs, excl: x}
+	if len(m.memo.pend) > 0 {
+		// The update walk enters the root through its virtual edge.
+		m.flushStamps(root)
+	}
 	return 0
 }
 
@@ -958,8 +963,15 @@ func (m *Matcher) resolveGraph(root graph.VertexID, top *scoring) (int64, bool) 
 func (m *Matcher) scoresOf(s *scoring, t graph.TypeID) []int64 {
 	out := m.work.scores[:0]
 	if l := s.find(m.dom, t); l != nil {
-		for _, eg := range l.g {
-			out = append(out, eg.score)
+		for i := range l.g {
+			eg := &l.g[i]
+			if !eg.block {
+				out = append(out, eg.score)
+				continue
+			}
+			for o := int32(0); o < eg.en; o++ {
+				out = append(out, m.memo.blockAt(eg, o).score)
+			}
 		}
 	}
 	m.work.scores = out

@@ -104,6 +104,16 @@ type recFrame struct {
 	labels []graph.VertexID
 }
 
+// minBlock is the shortest replayed candidate list handed to the parent
+// as one block entry (scoring.go).
+const minBlock = 2
+
+// maxRecDepth bounds the recordings open at once. A recording copies what
+// its subtree hands up, which may hold a candidate from every level below
+// (a chain of pass-through vertices): recordings nested without bound
+// would copy quadratically many. Real hierarchies nest far less deep.
+const maxRecDepth = 8
+
 // maxMemoRecs bounds the records kept (entries, candidates, edges); past
 // it nothing more is recorded until the next reset.
 const maxMemoRecs = 1 << 20
@@ -144,6 +154,7 @@ func (m *Matcher) memoPrepare() {
 	if !c.on {
 		return
 	}
+	m.work.pool.ws.memo = c
 	if c.lay.gen != m.g.Gen()+1 || len(c.lay.pos) != m.g.NumVertices() {
 		m.buildLayout()
 		m.memoReset()
@@ -411,7 +422,7 @@ func (m *Matcher) memoVisit(u graph.VertexID, resources []*req, pristine bool, e
 	if e := m.memoFind(key); e >= 0 {
 		return m.memoApply(e, u, excl, toParent), true
 	}
-	if len(c.recs)+len(c.egs)+len(c.entries) > maxMemoRecs {
+	if len(c.recs)+len(c.egs)+len(c.entries) > maxMemoRecs || c.depth >= maxRecDepth {
 		return 0, false
 	}
 	return m.memoRecord(key, u, resources, pristine, excl, toParent)
@@ -506,6 +517,7 @@ func (m *Matcher) memoCapture(e *memoEntry, u graph.VertexID, tmp *scoring, f *r
 	e.lists.i = int32(len(c.lists))
 	for i := 0; i < tmp.n; i++ {
 		tl := &tmp.l[i]
+		tmp.ws.expand(tl)
 		ml := memoList{sub: tl.sub, typ: tl.typ, total: tl.total, qual: tl.qual, egs: span32{int32(len(c.egs)), int32(len(tl.g))}}
 		for _, eg := range tl.g {
 			if eg.root {
@@ -576,6 +588,22 @@ func (m *Matcher) memoApply(ei int32, u graph.VertexID, excl *bool, toParent *sc
 	base := c.lay.pos[u]
 	for _, ml := range c.lists[e.lists.i : e.lists.i+e.lists.n] {
 		tl := toParent.list(ml.sub, ml.typ)
+		if ml.egs.n >= minBlock {
+			qual := ml.qual
+			if shift != 0 {
+				qual = 0
+				for _, me := range c.egs[ml.egs.i : ml.egs.i+ml.egs.n] {
+					if me.score+int64(me.recs.n)*shift > 0 {
+						qual += me.count
+					}
+				}
+			}
+			tl.g = append(tl.g, egroup{block: true, score: shift, count: ml.total, e0: ml.egs.i, en: ml.egs.n, base: base + 1})
+			tl.total += ml.total
+			tl.qual += qual
+			tl.blocks++
+			continue
+		}
 		for _, me := range c.egs[ml.egs.i : ml.egs.i+ml.egs.n] {
 			score := me.score + int64(me.recs.n)*shift
 			tl.g = append(tl.g, egroup{score: score, count: me.count, needs: me.needs, excl: me.excl, e0: me.recs.i, en: me.recs.n, base: base + 1})
