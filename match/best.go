@@ -739,7 +739,7 @@ func (m *Matcher) closePath() {
 		if o.pass >= 0 {
 			p := &m.work.pass[o.pass]
 			p.score = s
-			p.avail, _ = m.plans[o.v].AvailDuring(m.cur.at, m.cur.duration)
+			p.avail, _ = m.plan(o.v).AvailDuring(m.cur.at, m.cur.duration)
 			m.post++
 		}
 	}
@@ -747,9 +747,9 @@ func (m *Matcher) closePath() {
 }
 
 // domParentOf returns v's parent in the dominant subsystem.
-func (m *Matcher) domParentOf(v graph.VertexID) graph.VertexID {
-	for _, h := range m.g.In(v) {
-		if h.Subsystem == m.dom {
+func (s *schedule) domParentOf(v graph.VertexID) graph.VertexID {
+	for _, h := range s.g.In(v) {
+		if h.Subsystem == s.dom {
 			return h.Other
 		}
 	}

@@ -164,13 +164,16 @@ func diffRun(t *testing.T, c diffCase) int {
 			if g.V(v).Status == graph.StatusDown {
 				st = graph.StatusUp
 			}
-			// Until the clone the graph is shared: set it through each
-			// matcher from the same old status.
+			// The matchers share the graph until the best-first side
+			// changes it after its clone (copy-on-write): set it through
+			// each matcher from the same old status, and leave the
+			// reference's at the new one.
 			e1 := ref.SetStatus(p, st)
 			if fast.g == g {
 				g.V(v).Status = 1 - st
 			}
 			e2 := fast.SetStatus(p, st)
+			g.V(v).Status = st
 			fmt.Fprintf(&rh, "status %s %v %v\n", p, st, e1)
 			fmt.Fprintf(&fh, "status %s %v %v\n", p, st, e2)
 		}

@@ -2,7 +2,6 @@ package match
 
 import (
 	"github.com/gofluxion/gofluxion/graph"
-	"github.com/gofluxion/gofluxion/planner"
 )
 
 // Freshness: which subtrees hold no schedule state at all.
@@ -14,44 +13,50 @@ import (
 // job, only on the request and on the subtree's shape, so the best-first
 // walk replays one recorded walk for every identical fresh subtree
 // (memo.go). The count of non-fresh vertices per dominant subtree is kept
-// up to date by the operations that change records or statuses; it lives
-// with the schedule (views share it) and is rebuilt whenever the
-// matcher's per-vertex state is (New, Restore, attach, removals).
+// up to date by the operations that change records or statuses (store.go's
+// job-record accessors, status and removal); it lives in the schedule's
+// copy-on-write store (views share it, a clone shares it until either
+// side changes it) and is rebuilt whenever the matcher's per-vertex state
+// is (New, Restore, attach, removals).
 
 // freshState counts non-fresh vertices per subtree of the dominant
 // subsystem's tree. It is nil when the dominant subsystem is not a tree
 // (some vertex has two dominant parents): nothing is replayed then.
 type freshState struct {
+	owner uint64  // the token of the schedule that may change it (store.go)
 	stale []bool  // the vertex itself is not fresh
 	below []int32 // non-fresh vertices in the vertex's subtree
 }
 
 // buildFresh recomputes the freshness counts from scratch.
 func (m *Matcher) buildFresh() {
-	m.fresh = nil
 	if !m.domTree() {
+		m.setFresh(nil)
 		return
 	}
 	nv := m.g.NumVertices()
 	f := &freshState{stale: make([]bool, nv), below: make([]int32, nv)}
-	m.fresh = f
+	m.setFresh(f)
 	for v := 0; v < nv; v++ {
 		if !m.vertexFresh(graph.VertexID(v)) {
 			f.stale[v] = true
-			m.addBelow(graph.VertexID(v), 1)
+			m.addBelow(f, graph.VertexID(v), 1)
 		}
 	}
 }
 
 // vertexFresh reports whether v holds no state (see above).
-func (m *Matcher) vertexFresh(v graph.VertexID) bool {
-	if len(m.jobs[v]) > 0 || m.g.V(v).Status != graph.StatusUp {
+func (s *schedule) vertexFresh(v graph.VertexID) bool {
+	if s.g.V(v).Status != graph.StatusUp {
 		return false
 	}
-	if !plannerFresh(&m.plans[v]) || !plannerFresh(&m.xchk[v]) {
+	if !s.booked(v) {
+		return true
+	}
+	if s.jobsOf(v).Len() > 0 || !plannerFresh(s.plan(v)) || !plannerFresh(s.xplan(v)) {
 		return false
 	}
-	if f := m.filt[0][v]; f != nil {
+	if f := s.filter(0, v); f.ok() {
 		for i := 0; i < f.Len(); i++ {
 			if !plannerFresh(f.Member(i)) {
 				return false
@@ -62,7 +67,7 @@ func (m *Matcher) vertexFresh(v graph.VertexID) bool {
 }
 
 // plannerFresh reports whether every unit of p is free at every time.
-func plannerFresh(p *planner.Planner) bool {
+func plannerFresh(p rPlanner) bool {
 	switch {
 	case p.NumSpans() > 0 || p.NumPoints() > 1:
 		return false
@@ -75,33 +80,33 @@ func plannerFresh(p *planner.Planner) bool {
 
 // refresh re-examines v after an operation changed its records, planners
 // or status, and updates the counts of its subtree and ancestors.
-func (m *Matcher) refresh(v graph.VertexID) {
-	f := m.fresh
-	if f == nil || int(v) >= len(f.stale) {
+func (s *schedule) refresh(v graph.VertexID) {
+	if s.fresh == nil || int(v) >= len(s.fresh.stale) {
 		return
 	}
-	stale := !m.vertexFresh(v)
-	if stale == f.stale[v] {
+	stale := !s.vertexFresh(v)
+	if stale == s.fresh.stale[v] {
 		return
 	}
+	f := s.wfresh()
 	f.stale[v] = stale
 	if stale {
-		m.addBelow(v, 1)
+		s.addBelow(f, v, 1)
 	} else {
-		m.addBelow(v, -1)
+		s.addBelow(f, v, -1)
 	}
 }
 
-// addBelow adds d to the counts of v and its dominant ancestors.
-func (m *Matcher) addBelow(v graph.VertexID, d int32) {
+// addBelow adds d to f's counts of v and its dominant ancestors.
+func (s *schedule) addBelow(f *freshState, v graph.VertexID, d int32) {
 	for v != graph.NoVertex {
-		m.fresh.below[v] += d
-		v = m.domParentOf(v)
+		f.below[v] += d
+		v = s.domParentOf(v)
 	}
 }
 
 // subtreeFresh reports whether every vertex of v's dominant subtree is
 // fresh.
-func (m *Matcher) subtreeFresh(v graph.VertexID) bool {
-	return m.fresh != nil && int(v) < len(m.fresh.below) && m.fresh.below[v] == 0
+func (s *schedule) subtreeFresh(v graph.VertexID) bool {
+	return s.fresh != nil && int(v) < len(s.fresh.below) && s.fresh.below[v] == 0
 }

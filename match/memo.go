@@ -73,7 +73,7 @@ type memoList struct {
 type memoEG struct {
 	score, count, needs int64
 	excl                bool
-	recs                span32
+	edges               span32
 }
 
 // memoRec is an edge record, a stamp or a label of a recording: rel is the
@@ -129,7 +129,7 @@ type memoState struct {
 	last    int32 // the entry hit last, -1
 	lists   []memoList
 	egs     []memoEG
-	recs    []memoRec
+	edges   []memoRec
 	labels  []memoLabel
 	frames  []recFrame
 	depth   int // open recordings
@@ -186,7 +186,7 @@ func (m *Matcher) memoReset() {
 	c.entries = c.entries[:0]
 	c.lists = c.lists[:0]
 	c.egs = c.egs[:0]
-	c.recs = c.recs[:0]
+	c.edges = c.edges[:0]
 	clear(c.labels)
 	c.labels = c.labels[:0]
 	c.last = -1
@@ -332,7 +332,7 @@ func (m *Matcher) shapeHash(u graph.VertexID) uint64 {
 	vx := g.V(u)
 	mix(int64(vx.Type))
 	mix(vx.Size)
-	if f := m.filt[0][u]; f != nil {
+	if f := m.filter(0, u); f.ok() {
 		mix(int64(f.Len()))
 		for k := 0; k < f.Len(); k++ {
 			mix(int64(f.Type(k)))
@@ -373,11 +373,11 @@ func (m *Matcher) sameShape(u, r graph.VertexID) bool {
 	if a.Type != b.Type || a.Size != b.Size {
 		return false
 	}
-	fa, fb := m.filt[0][u], m.filt[0][r]
-	if (fa == nil) != (fb == nil) {
+	fa, fb := m.filter(0, u), m.filter(0, r)
+	if fa.ok() != fb.ok() {
 		return false
 	}
-	if fa != nil {
+	if fa.ok() {
 		if fa.Len() != fb.Len() {
 			return false
 		}
@@ -422,7 +422,7 @@ func (m *Matcher) memoVisit(u graph.VertexID, resources []*req, pristine bool, e
 	if e := m.memoFind(key); e >= 0 {
 		return m.memoApply(e, u, excl, toParent), true
 	}
-	if len(c.recs)+len(c.egs)+len(c.entries) > maxMemoRecs || c.depth >= maxRecDepth {
+	if len(c.edges)+len(c.egs)+len(c.entries) > maxMemoRecs || c.depth >= maxRecDepth {
 		return 0, false
 	}
 	return m.memoRecord(key, u, resources, pristine, excl, toParent)
@@ -473,7 +473,7 @@ func (m *Matcher) memoRecord(key memoKey, u graph.VertexID, resources []*req, pr
 		m.errno = errno
 	}
 	usable := m.msg.Len() == msgLen && !m.bestAbort
-	nl, ne, nr, nb := len(c.lists), len(c.egs), len(c.recs), len(c.labels)
+	nl, ne, nr, nb := len(c.lists), len(c.egs), len(c.edges), len(c.labels)
 	if usable && e.ok {
 		usable = m.memoCapture(&e, u, tmp, f)
 	}
@@ -481,7 +481,7 @@ func (m *Matcher) memoRecord(key memoKey, u graph.VertexID, resources []*req, pr
 	if !usable {
 		// Not replayable (a message, or an effect outside the subtree):
 		// the caller walks u again, which has the same effects.
-		c.lists, c.egs, c.recs = c.lists[:nl], c.egs[:ne], c.recs[:nr]
+		c.lists, c.egs, c.edges = c.lists[:nl], c.egs[:ne], c.edges[:nr]
 		clear(c.labels[nb:])
 		c.labels = c.labels[:nb]
 		return 0, false
@@ -523,7 +523,7 @@ func (m *Matcher) memoCapture(e *memoEntry, u graph.VertexID, tmp *scoring, f *r
 			if eg.root {
 				return false
 			}
-			me := memoEG{score: eg.score, count: eg.count, needs: eg.needs, excl: eg.excl, recs: span32{int32(len(c.recs)), eg.en}}
+			me := memoEG{score: eg.score, count: eg.count, needs: eg.needs, excl: eg.excl, edges: span32{int32(len(c.edges)), eg.en}}
 			for k := eg.e0; k < eg.e0+eg.en; k++ {
 				er := m.erecAt(&eg, k)
 				if er.edge < 0 {
@@ -533,23 +533,23 @@ func (m *Matcher) memoCapture(e *memoEntry, u graph.VertexID, tmp *scoring, f *r
 				if !ok || r == 0 {
 					return false
 				}
-				c.recs = append(c.recs, memoRec{rel: r, count: er.count, needs: er.needs, excl: er.excl})
+				c.edges = append(c.edges, memoRec{rel: r, count: er.count, needs: er.needs, excl: er.excl})
 			}
 			c.egs = append(c.egs, me)
 		}
 		c.lists = append(c.lists, ml)
 	}
 	e.lists.n = int32(len(c.lists)) - e.lists.i
-	e.stamps.i = int32(len(c.recs))
+	e.stamps.i = int32(len(c.edges))
 	for _, ed := range f.stamps {
 		r, ok := rel(m.g.E(ed).Dst)
 		if !ok || r == 0 {
 			return false
 		}
 		st := m.stamps[ed]
-		c.recs = append(c.recs, memoRec{rel: r, needs: st.needs, excl: st.excl})
+		c.edges = append(c.edges, memoRec{rel: r, needs: st.needs, excl: st.excl})
 	}
-	e.stamps.n = int32(len(c.recs)) - e.stamps.i
+	e.stamps.n = int32(len(c.edges)) - e.stamps.i
 	e.labels.i = int32(len(c.labels))
 	for _, v := range f.labels {
 		r, ok := rel(v)
@@ -593,7 +593,7 @@ func (m *Matcher) memoApply(ei int32, u graph.VertexID, excl *bool, toParent *sc
 			if shift != 0 {
 				qual = 0
 				for _, me := range c.egs[ml.egs.i : ml.egs.i+ml.egs.n] {
-					if me.score+int64(me.recs.n)*shift > 0 {
+					if me.score+int64(me.edges.n)*shift > 0 {
 						qual += me.count
 					}
 				}
@@ -605,8 +605,8 @@ func (m *Matcher) memoApply(ei int32, u graph.VertexID, excl *bool, toParent *sc
 			continue
 		}
 		for _, me := range c.egs[ml.egs.i : ml.egs.i+ml.egs.n] {
-			score := me.score + int64(me.recs.n)*shift
-			tl.g = append(tl.g, egroup{score: score, count: me.count, needs: me.needs, excl: me.excl, e0: me.recs.i, en: me.recs.n, base: base + 1})
+			score := me.score + int64(me.edges.n)*shift
+			tl.g = append(tl.g, egroup{score: score, count: me.count, needs: me.needs, excl: me.excl, e0: me.edges.i, en: me.edges.n, base: base + 1})
 			tl.total += me.count
 			if score > 0 {
 				tl.qual += me.count
@@ -641,7 +641,7 @@ func (m *Matcher) memoApply(ei int32, u graph.VertexID, excl *bool, toParent *sc
 func (m *Matcher) replayStamps(e *memoEntry, u graph.VertexID) {
 	c := &m.memo
 	base := c.lay.pos[u]
-	for _, r := range c.recs[e.stamps.i : e.stamps.i+e.stamps.n] {
+	for _, r := range c.edges[e.stamps.i : e.stamps.i+e.stamps.n] {
 		m.setStamp(m.inEdge(c.lay.ord[base+r.rel]), stamp{seq: m.seq, needs: r.needs, excl: r.excl})
 	}
 }
@@ -670,7 +670,7 @@ func (m *Matcher) erecAt(eg *egroup, k int32) erec {
 		return m.work.erecs[k]
 	}
 	c := &m.memo
-	r := &c.recs[k]
+	r := &c.edges[k]
 	return erec{count: r.count, needs: r.needs, excl: r.excl, edge: m.inEdge(c.lay.ord[eg.base-1+r.rel])}
 }
 

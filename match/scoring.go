@@ -15,7 +15,7 @@ type egroup struct {
 	excl   bool
 	root   bool
 	e0, en int32 // edge records m.work.erecs[e0 : e0+en]
-	// base > 0: the edge records are a recording's, m.memo.recs[e0 :
+	// base > 0: the edge records are a recording's, m.memo.edges[e0 :
 	// e0+en], relative to the subtree at pre-order position base-1
 	// (memo.go); they are only made into erecs where used (erecAt).
 	base int32
@@ -283,7 +283,7 @@ func placePrefix(g []egroup, keys []sortKey, ws *sortScratch) {
 // blockAt returns candidate o of block entry b.
 func (c *memoState) blockAt(b *egroup, o int32) egroup {
 	me := &c.egs[b.e0+o]
-	return egroup{score: me.score + int64(me.recs.n)*b.score, count: me.count, needs: me.needs, excl: me.excl, e0: me.recs.i, en: me.recs.n, base: b.base}
+	return egroup{score: me.score + int64(me.edges.n)*b.score, count: me.count, needs: me.needs, excl: me.excl, e0: me.edges.i, en: me.edges.n, base: b.base}
 }
 
 // expand replaces l's block entries by their candidates, in place.
@@ -336,7 +336,7 @@ func (ws *sortScratch) sortBlocks(l *tlist, order policy.Order, k int64, once bo
 		}
 		for o := int32(0); o < b.en; o++ {
 			me := &ws.memo.egs[b.e0+o]
-			keys = append(keys, key(me.score+int64(me.recs.n)*b.score, int32(i), o))
+			keys = append(keys, key(me.score+int64(me.edges.n)*b.score, int32(i), o))
 			countOK = countOK && me.count >= 1
 		}
 	}

@@ -62,7 +62,7 @@ func (l *skipList) find(i int32, at int64) int32 {
 // markFull links position i to the next when v, its candidate, has no unit
 // free at at.
 func (m *Matcher) markFull(l *skipList, i int32, v graph.VertexID, at int64) {
-	if from, until, full := m.plans[v].FullRun(at); full {
+	if from, until, full := m.plan(v).FullRun(at); full {
 		l.next[i], l.from[i], l.until[i] = i+1, from, until
 	}
 }

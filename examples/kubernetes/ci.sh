@@ -38,4 +38,10 @@ stamp
 echo "== examples/kubernetes: benchmark (short): a 64-pod gang on 1,000 nodes"
 go test -run '^$' -bench 'Gang64On1000Nodes' -benchtime 5x ./plugin
 stamp
+
+# the full run (5,000 nodes) takes much longer: see README.md
+echo "== examples/kubernetes: BenchmarkThroughput (short: 500 nodes), default vs gofluxion profile"
+GOFLUXION_BENCH_NODES=500 GOFLUXION_BENCH_TIMEOUT=10m \
+	go test -run '^$' -bench BenchmarkThroughput -benchtime 1x ./throughput 2>&1 | grep -v '^[IWE][0-9]'
+stamp
 echo "== examples/kubernetes passed in $(( SECONDS - t0 ))s"

@@ -14,21 +14,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gofluxion/gofluxion/examples/kubernetes/plugin"
 )
 
 func freePort(t *testing.T) int {
@@ -77,7 +85,8 @@ func startAPIServer(t *testing.T, etcdURL string) *rest.Config {
 	sc.Transport.ServerList = []string{etcdURL}
 	srv, err := kubeapiservertesting.StartTestServer(t,
 		&kubeapiservertesting.TestServerInstanceOptions{EnableCertAuth: true, DisableInvariantChecks: true},
-		[]string{"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition", "--endpoint-reconciler-type=none"}, sc)
+		[]string{"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition", "--endpoint-reconciler-type=none",
+			"--authorization-mode=RBAC"}, sc)
 	if err != nil {
 		t.Fatalf("kube-apiserver: %v", err)
 	}
@@ -85,6 +94,98 @@ func startAPIServer(t *testing.T, etcdURL string) *rest.Config {
 	cfg := rest.CopyConfig(srv.ClientConfig)
 	cfg.QPS, cfg.Burst = 500, 1000
 	return cfg
+}
+
+// applyRBAC creates the ServiceAccount and the RBAC objects of
+// deploy/scheduler.yaml as shipped, and returns a client config that
+// authenticates as that ServiceAccount with a token from the TokenRequest
+// API: the scheduler runs with exactly the permissions we ship.
+func applyRBAC(t *testing.T, admin *rest.Config) *rest.Config {
+	t.Helper()
+	raw, err := os.ReadFile("../deploy/scheduler.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := dynamic.NewForConfigOrDie(admin)
+	gvr := map[string]schema.GroupVersionResource{
+		"ServiceAccount":     {Version: "v1", Resource: "serviceaccounts"},
+		"ClusterRole":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
+		"ClusterRoleBinding": {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
+		"Role":               {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
+		"RoleBinding":        {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
+	}
+	var sa *unstructured.Unstructured
+	n := 0
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil || obj == nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		r, ok := gvr[u.GetKind()]
+		if !ok {
+			continue
+		}
+		var ri dynamic.ResourceInterface = dc.Resource(r)
+		if ns := u.GetNamespace(); ns != "" {
+			ri = dc.Resource(r).Namespace(ns)
+		}
+		if _, err := ri.Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("%s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		if u.GetKind() == "ServiceAccount" {
+			sa = u
+		}
+		n++
+	}
+	if sa == nil {
+		t.Fatal("deploy/scheduler.yaml has no ServiceAccount")
+	}
+	t.Logf("applied %d RBAC objects of deploy/scheduler.yaml", n)
+	exp := int64(3600)
+	tr, err := kubernetes.NewForConfigOrDie(admin).CoreV1().ServiceAccounts(sa.GetNamespace()).CreateToken(context.Background(), sa.GetName(),
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("token for %s/%s: %v", sa.GetNamespace(), sa.GetName(), err)
+	}
+	cfg := rest.AnonymousClientConfig(admin)
+	cfg.BearerToken = tr.Status.Token
+	return cfg
+}
+
+// installNRTCRD installs a NodeResourceTopology CRD (topology.node.k8s.io
+// v1alpha2, cluster scoped; the schema keeps every field, as the test only
+// needs the zones) and waits until it serves.
+func installNRTCRD(t *testing.T, admin *rest.Config) {
+	t.Helper()
+	dc := dynamic.NewForConfigOrDie(admin)
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "noderesourcetopologies.topology.node.k8s.io",
+			// a *.k8s.io group needs it; the upstream CRD carries this one
+			"annotations": map[string]any{"api-approved.kubernetes.io": "https://github.com/kubernetes/enhancements/pull/1870"}},
+		"spec": map[string]any{
+			"group": "topology.node.k8s.io", "scope": "Cluster",
+			"names": map[string]any{"plural": "noderesourcetopologies", "singular": "noderesourcetopology", "kind": "NodeResourceTopology", "shortNames": []any{"node-res-topo"}},
+			"versions": []any{map[string]any{"name": "v1alpha2", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
+		},
+	}}
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	if _, err := dc.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, err := dc.Resource(plugin.NRTResource).List(context.Background(), metav1.ListOptions{})
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the NodeResourceTopology CRD does not serve: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
@@ -145,6 +246,10 @@ profiles:
         args:
           policy: lonode
           permitTimeoutSeconds: 30
+          topology:
+            levels:
+              - {type: zone, label: topology.kubernetes.io/zone}
+              - {type: rack, label: topology.gofluxion.io/rack}
 `
 
 // scheduler is our kube-scheduler running as a child process.
@@ -224,7 +329,16 @@ func (k kube) ctx() context.Context { return context.Background() }
 
 func (k kube) addNode(name string, cores, gib, gpus int64) {
 	k.t.Helper()
+	k.addNodeL(name, nil, cores, gib, gpus)
+}
+
+// addNodeL adds a Ready node with extra labels.
+func (k kube) addNodeL(name string, labels map[string]string, cores, gib, gpus int64) {
+	k.t.Helper()
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, "e2e": "true"}}}
+	for key, v := range labels {
+		n.Labels[key] = v
+	}
 	n, err := k.cs.CoreV1().Nodes().Create(k.ctx(), n, metav1.CreateOptions{})
 	if err != nil {
 		k.t.Fatal(err)
@@ -286,15 +400,34 @@ func podSpec(name, group string, minMember int, cores, gib, gpus int64) *v1.Pod 
 // createGang creates n pods of a gang (min-member n).
 func (k kube) createGang(group string, n int, cores, gib, gpus int64) []string {
 	k.t.Helper()
+	return k.createGangWith(group, n, cores, gib, gpus, nil)
+}
+
+// createGangWith creates n pods of a gang, each changed by mutate.
+func (k kube) createGangWith(group string, n int, cores, gib, gpus int64, mutate func(*v1.Pod)) []string {
+	k.t.Helper()
 	var names []string
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", group, i)
-		if _, err := k.cs.CoreV1().Pods("default").Create(k.ctx(), podSpec(name, group, n, cores, gib, gpus), metav1.CreateOptions{}); err != nil {
+		p := podSpec(name, group, n, cores, gib, gpus)
+		if mutate != nil {
+			mutate(p)
+		}
+		if _, err := k.cs.CoreV1().Pods("default").Create(k.ctx(), p, metav1.CreateOptions{}); err != nil {
 			k.t.Fatal(err)
 		}
 		names = append(names, name)
 	}
 	return names
+}
+
+func (k kube) deleteNodes(names ...string) {
+	k.t.Helper()
+	for _, n := range names {
+		if err := k.cs.CoreV1().Nodes().Delete(k.ctx(), n, metav1.DeleteOptions{}); err != nil {
+			k.t.Fatal(err)
+		}
+	}
 }
 
 func (k kube) deletePods(names []string) {
@@ -416,4 +549,9 @@ func (k kube) checkCapacity() {
 			k.t.Errorf("node %s is overbooked: %dm cpu of %dm, %d gpu of %d", n.Name, cpu, ac, gpu, ag.Value())
 		}
 	}
+}
+
+func (s *scheduler) logMatches(re *regexp.Regexp) bool {
+	b, _ := os.ReadFile(filepath.Join(s.log, fmt.Sprintf("scheduler-%d.log", s.n)))
+	return re.Match(b)
 }

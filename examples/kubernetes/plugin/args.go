@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,34 @@ type Args struct {
 	// RFormat is the format of the R written on each pod: "jgf" (default)
 	// or "rv1" (an RFC 20 R with the JGF as its scheduling key).
 	RFormat string `json:"rFormat,omitempty"`
+	// Topology lists the levels of the graph between the cluster and the
+	// nodes, from node labels. Default: one level, zone, from
+	// topology.kubernetes.io/zone.
+	Topology *Topology `json:"topology,omitempty"`
+	// NUMA is where NUMA zones come from: "nrt" (default) reads the
+	// NodeResourceTopology objects (topology.node.k8s.io/v1alpha2) of the
+	// nodes, "none" ignores them.
+	NUMA string `json:"numa,omitempty"`
+	// DefaultWalltimeSeconds is the duration booked for a pod that has no
+	// activeDeadlineSeconds and no gofluxion.io/walltime. 0 (the default)
+	// books it until it ends: it never backfills before a reservation.
+	DefaultWalltimeSeconds int64 `json:"defaultWalltimeSeconds,omitempty"`
+	// ReservationDepth is how many waiting gangs hold a reservation at
+	// once, in queue order (priority, then age). Default 1: EASY backfill.
+	// -1 turns reservations off.
+	ReservationDepth int `json:"reservationDepth,omitempty"`
+}
+
+// Topology is the ordered list of levels, outermost first.
+type Topology struct {
+	Levels []Level `json:"levels"`
+}
+
+// Level is one level of the graph: vertices of type Type, one per value of
+// the node label Label.
+type Level struct {
+	Type  string `json:"type"`
+	Label string `json:"label"`
 }
 
 // Defaults.
@@ -61,7 +90,17 @@ const (
 	DefaultMemoryChunk  = "1Gi"
 	DefaultPermitWait   = 60
 	DefaultRFormat      = "jgf"
+	DefaultNUMA         = "nrt"
+	DefaultZoneLabel    = "topology.kubernetes.io/zone"
+	DefaultDepth        = 1
+	// MaxLevels bounds the topology levels.
+	MaxLevels = 8
+	// MaxWalltimeSeconds bounds every duration (ten years).
+	MaxWalltimeSeconds = 10 * 365 * 24 * 3600
 )
+
+// reservedTypes are vertex types the graph uses itself.
+var reservedTypes = []string{"cluster", "node", "numa", "slot", "core", "gpu", "memory", unlabelledType}
 
 // SetDefaults fills the empty fields.
 func (a *Args) SetDefaults() {
@@ -78,8 +117,15 @@ func (a *Args) SetDefaults() {
 	def(&a.GPUResource, DefaultGPUResource)
 	def(&a.MemoryChunk, DefaultMemoryChunk)
 	def(&a.RFormat, DefaultRFormat)
+	def(&a.NUMA, DefaultNUMA)
 	if a.PermitTimeoutSeconds == 0 {
 		a.PermitTimeoutSeconds = DefaultPermitWait
+	}
+	if a.Topology == nil {
+		a.Topology = &Topology{Levels: []Level{{Type: "zone", Label: DefaultZoneLabel}}}
+	}
+	if a.ReservationDepth == 0 {
+		a.ReservationDepth = DefaultDepth
 	}
 }
 
@@ -88,7 +134,7 @@ func (a *Args) SetDefaults() {
 func (a *Args) Validate() error {
 	var errs field.ErrorList
 	root := field.NewPath("args")
-	if _, err := gofluxion.New(emptyGraph(), a.matcherOptions()); err != nil {
+	if _, err := newLocalMatcher(a); err != nil {
 		errs = append(errs, field.Invalid(root.Child("policy/subsystems/pruneFilters"),
 			fmt.Sprintf("%s / %s / %s", a.Policy, a.Subsystems, a.PruneFilters), err.Error()))
 	}
@@ -108,6 +154,16 @@ func (a *Args) Validate() error {
 	if a.RFormat != "jgf" && a.RFormat != "rv1" {
 		errs = append(errs, field.NotSupported(root.Child("rFormat"), a.RFormat, []string{"jgf", "rv1"}))
 	}
+	if a.NUMA != "nrt" && a.NUMA != "none" {
+		errs = append(errs, field.NotSupported(root.Child("numa"), a.NUMA, []string{"nrt", "none"}))
+	}
+	if a.DefaultWalltimeSeconds < 0 || a.DefaultWalltimeSeconds > MaxWalltimeSeconds {
+		errs = append(errs, field.Invalid(root.Child("defaultWalltimeSeconds"), a.DefaultWalltimeSeconds, fmt.Sprintf("must be between 0 and %d", MaxWalltimeSeconds)))
+	}
+	if a.ReservationDepth < -1 || a.ReservationDepth > 100 {
+		errs = append(errs, field.Invalid(root.Child("reservationDepth"), a.ReservationDepth, "must be -1 (off) or between 1 and 100"))
+	}
+	errs = append(errs, a.Topology.validate(root.Child("topology", "levels"))...)
 	return errs.ToAggregate()
 }
 
@@ -156,4 +212,56 @@ func DecodeArgs(obj runtime.Object) (*Args, error) {
 		return nil, fmt.Errorf("%s args: %w", Name, err)
 	}
 	return a, nil
+}
+
+// validate checks the levels: at most MaxLevels, each a lower-case type
+// name the graph does not use itself and a label key, none repeated.
+func (t *Topology) validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if t == nil {
+		return nil
+	}
+	if len(t.Levels) > MaxLevels {
+		errs = append(errs, field.TooMany(p, len(t.Levels), MaxLevels))
+	}
+	types, labels := map[string]bool{}, map[string]bool{}
+	for i, l := range t.Levels {
+		lp := p.Index(i)
+		switch {
+		case l.Type == "":
+			errs = append(errs, field.Required(lp.Child("type"), "a vertex type such as rack"))
+		case slices.Contains(reservedTypes, l.Type):
+			errs = append(errs, field.Invalid(lp.Child("type"), l.Type, "the graph uses this type itself"))
+		case len(validation.IsDNS1035Label(l.Type)) > 0:
+			errs = append(errs, field.Invalid(lp.Child("type"), l.Type, "must be a lower-case name (a DNS-1035 label) such as rack"))
+		case types[l.Type]:
+			errs = append(errs, field.Duplicate(lp.Child("type"), l.Type))
+		}
+		types[l.Type] = true
+		if l.Label == "" {
+			errs = append(errs, field.Required(lp.Child("label"), "a node label key such as topology.gofluxion.io/rack"))
+		} else {
+			for _, msg := range validation.IsQualifiedName(l.Label) {
+				errs = append(errs, field.Invalid(lp.Child("label"), l.Label, msg))
+			}
+			if labels[l.Label] {
+				errs = append(errs, field.Duplicate(lp.Child("label"), l.Label))
+			}
+			labels[l.Label] = true
+		}
+	}
+	return errs
+}
+
+// levelIndex returns the index of a level type, or -1.
+func (a *Args) levelIndex(typ string) int {
+	return slices.IndexFunc(a.Topology.Levels, func(l Level) bool { return l.Type == typ })
+}
+
+func (a *Args) levelTypes() []string {
+	var out []string
+	for _, l := range a.Topology.Levels {
+		out = append(out, l.Type)
+	}
+	return out
 }

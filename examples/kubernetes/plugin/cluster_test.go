@@ -317,7 +317,7 @@ func TestRestartRecovery(t *testing.T) {
 					t.Errorf("%s: free %v before the restart, %v after", n.Name, fa, fb)
 				}
 			}
-			ja, jb := liveJobIDs(a.Matcher().Jobs()), liveJobIDs(b.Matcher().Jobs())
+			ja, jb := liveJobIDs(a.m.(*localMatcher).m.Jobs()), liveJobIDs(b.m.(*localMatcher).m.Jobs())
 			if len(ja) != 9 || !slices.Equal(ja, jb) {
 				t.Errorf("job ids before %v, after %v", ja, jb)
 			}

@@ -247,7 +247,7 @@ func TestFrameworkGangLifecycle(t *testing.T) {
 	// the pods carry their job id and R
 	for _, p := range g {
 		cur, _ := cs.CoreV1().Pods("default").Get(h.ctx, p.Name, metav1.GetOptions{})
-		if cur.Annotations[AnnotationJobID] == "" || !strings.Contains(cur.Annotations[AnnotationR], `"/cluster0/`+cur.Spec.NodeName+`"`) {
+		if cur.Annotations[AnnotationJobID] == "" || !strings.Contains(cur.Annotations[AnnotationR], `"/cluster0/(unlabelled)/`+cur.Spec.NodeName+`"`) {
 			t.Fatalf("%s: annotations %v", p.Name, cur.Annotations)
 		}
 	}

@@ -16,18 +16,30 @@ import (
 
 // The resource graph
 //
-//	/cluster0                     cluster, uniq_id 0, rank -1
-//	/cluster0/<node name>         node, id = rank = sid (a stable id)
-//	/cluster0/<node>/core<i>      one vertex per allocatable core
-//	/cluster0/<node>/gpu<i>       one vertex per allocatable gpu
-//	/cluster0/<node>/memory<i>    one vertex per memory chunk (1Gi)
+//	/cluster0                                   cluster, uniq_id 0, rank -1
+//	/cluster0/<v1>/…/<vk>                       one vertex per topology level (Args.Topology),
+//	                                            named by the node's label value, or
+//	                                            "(unlabelled)" (type unlabelled) without it
+//	/cluster0/<levels>/<node>                   node, id = rank = sid (a stable id)
+//	/cluster0/<levels>/<node>/numa<z>           one per NUMA zone of the node's
+//	                                            NodeResourceTopology, else one for the node
+//	/cluster0/<levels>/<node>/numa<z>/core<i>   one vertex per allocatable core
+//	…/gpu<i>, …/memory<i>                       one per gpu, one per memory chunk (1Gi)
 //
 // Every leaf has size 1, so whatever a pod gets it gets whole: the R
 // written on the pod names whole vertices, and Fluxion's update books
 // exactly those again after a restart (a partly used pool vertex could
-// not be replayed). Vertex ids, ranks and uniq_ids derive from the node's
-// stable id, so the graph (and the order of a vertex's children, sorted
-// by uniq_id) does not depend on the order in which nodes were seen.
+// not be replayed). Leaf ids are numbered per node across its zones
+// (core0…core15 in numa0, core16… in numa1), so a pod's leaves keep their
+// identity when its node moves in the graph or gains its NUMA zones.
+//
+// Every node has NUMA vertices, one zone standing for the whole node when
+// the node publishes none: Fluxion's jobspec must name every level between
+// a matched resource and its slot, so one shape, node → numa → slot,
+// works on every node. Vertex ids, ranks and uniq_ids derive from the
+// node's stable id, and the level vertices' from a hash of their path, so
+// the graph (and the order of a vertex's children, sorted by uniq_id) does
+// not depend on the order in which nodes were seen.
 
 const (
 	clusterName = "cluster0"
@@ -35,6 +47,19 @@ const (
 	// per-type uniq_id blocks below a node's base (sid << 24)
 	typeBlock = 1 << 20
 	maxLeaves = typeBlock - 1
+	// the NUMA vertices' block, after the leaf types'
+	numaBlock = 3
+	// MaxZones bounds the NUMA zones of a node.
+	MaxZones = 64
+	// level vertices: uniq_ids from levelBase up (node bases stay below)
+	levelBase = int64(1) << 56
+	levelMask = int64(1)<<48 - 1
+
+	unlabelledType = "unlabelled"
+	unlabelledName = "(unlabelled)"
+	// nrtProperty is set on the nodes whose zones come from a
+	// NodeResourceTopology: numa: single requests only use those.
+	nrtProperty = "gofluxion.io/nrt"
 )
 
 // leaf types, in the order of their uniq_id blocks
@@ -51,6 +76,37 @@ func (u units) get(t string) int64 {
 		return u.GPU
 	}
 	return u.Mem
+}
+
+func (u *units) addType(t string, n int64) {
+	switch t {
+	case "core":
+		u.Core += n
+	case "gpu":
+		u.GPU += n
+	default:
+		u.Mem += n
+	}
+}
+
+func (u units) plus(o units) units  { return units{u.Core + o.Core, u.GPU + o.GPU, u.Mem + o.Mem} }
+func (u units) minus(o units) units { return units{u.Core - o.Core, u.GPU - o.GPU, u.Mem - o.Mem} }
+
+// covers reports whether u holds at least d of every type.
+func (u units) covers(d units) bool { return u.Core >= d.Core && u.GPU >= d.GPU && u.Mem >= d.Mem }
+
+// times is how many demands d fit in u.
+func (u units) times(d units) int64 {
+	n := int64(-1)
+	for _, t := range leafTypes {
+		if d.get(t) > 0 {
+			k := u.get(t) / d.get(t)
+			if n < 0 || k < n {
+				n = k
+			}
+		}
+	}
+	return max(n, 0)
 }
 
 func (u units) String() string {
@@ -109,6 +165,29 @@ func used(alloc, r raw, chunk int64) units {
 	return units{max(total.Core-left.Core, 0), max(total.GPU-left.GPU, 0), max(total.Mem-left.Mem, 0)}
 }
 
+// fitZones makes a node's zones: the NUMA zones (from its
+// NodeResourceTopology) trimmed, last zones first, to what the node
+// offers; or, without zones, one zone holding all of it. Zones left empty
+// are dropped.
+func fitZones(capu units, nrt []units) []units {
+	if len(nrt) == 0 {
+		return []units{capu}
+	}
+	left := capu
+	var out []units
+	for _, z := range nrt {
+		z = units{min(z.Core, left.Core), min(z.GPU, left.GPU), min(z.Mem, left.Mem)}
+		left = left.minus(z)
+		if z != (units{}) {
+			out = append(out, z)
+		}
+	}
+	if len(out) == 0 {
+		out = []units{{}}
+	}
+	return out
+}
+
 // hashSID is the preferred stable id of a node: 31 bits of FNV-1a.
 func hashSID(name string) int64 {
 	h := fnv.New32a()
@@ -127,7 +206,19 @@ func nextSID(s int64) int64 {
 	return s + 1
 }
 
-func nodePath(name string) string { return clusterPath + "/" + name }
+// hashLevel is the preferred uniq_id of a level vertex.
+func hashLevel(path string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(path))
+	return levelBase + int64(h.Sum64()>>16)&levelMask
+}
+
+func nextLevel(u int64) int64 {
+	if u >= levelBase+levelMask {
+		return levelBase
+	}
+	return u + 1
+}
 
 func leafName(t string, i int64) string { return t + strconv.FormatInt(i, 10) }
 
@@ -135,6 +226,8 @@ func leafUniq(sid int64, t string, i int64) int64 {
 	base := sid << 24
 	return base + int64(slices.Index(leafTypes, t))*typeBlock + 1 + i
 }
+
+func zoneUniq(sid int64, z int) int64 { return sid<<24 + numaBlock*typeBlock + 1 + int64(z) }
 
 // JGF documents, as gofluxion reads them.
 type jgfDoc struct {
@@ -186,59 +279,157 @@ func rootMeta() jgfMeta {
 	return jgfMeta{Type: "cluster", Name: clusterName, ID: 0, UniqID: 0, Rank: -1, Size: 1, Paths: map[string]string{"containment": clusterPath}}
 }
 
-func nodeMeta(name string, sid int64) jgfMeta {
-	return jgfMeta{Type: "node", Name: name, ID: sid, UniqID: sid << 24, Rank: sid, Size: 1, Paths: map[string]string{"containment": nodePath(name)}}
+// levelVertex is one vertex of a topology level.
+type levelVertex struct {
+	typ, name, path string
+	uniq            int64
+	nodes           int // nodes below it
 }
 
-func leafMeta(node string, sid int64, t string, i int64) jgfMeta {
-	return jgfMeta{Type: t, ID: i, UniqID: leafUniq(sid, t, i), Rank: sid, Size: 1,
-		Paths: map[string]string{"containment": nodePath(node) + "/" + leafName(t, i)}}
+func (lv *levelVertex) meta() jgfMeta {
+	return jgfMeta{Type: lv.typ, Name: lv.name, ID: lv.uniq & levelMask, UniqID: lv.uniq, Rank: -1, Size: 1,
+		Paths: map[string]string{"containment": lv.path}}
 }
 
-// nodeJGF is the subgraph attached for a node: the cluster vertex (which
-// exists and is reused), the node, down, with its labels as properties,
-// and all its leaves. The node is set up after the attach (gofluxion,
-// like Fluxion, counts attached nodes as up only through a status change).
-func nodeJGF(name string, sid int64, u units, labels map[string]string) []byte {
-	var d jgfDoc
-	root := d.add(rootMeta())
-	nm := nodeMeta(name, sid)
-	nm.Status = int(graph.StatusDown)
-	if len(labels) > 0 {
-		nm.Properties = labels
+// place is where a node sits in the graph: its level vertices (outermost
+// first), path and zones.
+type place struct {
+	name   string
+	sid    int64
+	levels []*levelVertex
+	path   string
+	zones  []units
+	nrt    bool
+}
+
+// zoneOf returns the zone holding leaf i of type t.
+func (p *place) zoneOf(t string, i int64) int {
+	for z, u := range p.zones {
+		if i < u.get(t) {
+			return z
+		}
+		i -= u.get(t)
+	}
+	return -1
+}
+
+func (p *place) cap() units {
+	var u units
+	for _, z := range p.zones {
+		u = u.plus(z)
+	}
+	return u
+}
+
+func (p *place) zonePath(z int) string { return p.path + "/numa" + strconv.Itoa(z) }
+
+func (p *place) nodeMeta() jgfMeta {
+	return jgfMeta{Type: "node", Name: p.name, ID: p.sid, UniqID: p.sid << 24, Rank: p.sid, Size: 1, Paths: map[string]string{"containment": p.path}}
+}
+
+func (p *place) zoneMeta(z int) jgfMeta {
+	return jgfMeta{Type: "numa", Name: "numa" + strconv.Itoa(z), ID: int64(z), UniqID: zoneUniq(p.sid, z), Rank: p.sid, Size: 1,
+		Paths: map[string]string{"containment": p.zonePath(z)}}
+}
+
+func (p *place) leafMeta(t string, i int64) jgfMeta {
+	m := jgfMeta{Type: t, ID: i, UniqID: leafUniq(p.sid, t, i), Rank: p.sid, Size: 1,
+		Paths: map[string]string{"containment": p.zonePath(p.zoneOf(t, i)) + "/" + leafName(t, i)}}
+	if t == "memory" {
+		m.Unit = "chunk"
+	}
+	return m
+}
+
+// spine adds the cluster, level and node vertices and returns the node's
+// id. seen, when not nil, holds the vertices the document has already
+// (several nodes in one document share their cluster and levels).
+func (p *place) spine(d *jgfDoc, nm jgfMeta, seen map[int64]bool) string {
+	add := func(m jgfMeta) (string, bool) {
+		if seen != nil {
+			if seen[m.UniqID] {
+				return strconv.FormatInt(m.UniqID, 10), false
+			}
+			seen[m.UniqID] = true
+		}
+		return d.add(m), true
+	}
+	parent, _ := add(rootMeta())
+	for _, lv := range p.levels {
+		id, fresh := add(lv.meta())
+		if fresh {
+			d.edge(parent, id)
+		}
+		parent = id
 	}
 	n := d.add(nm)
-	d.edge(root, n)
-	for _, t := range leafTypes {
-		for i := int64(0); i < u.get(t); i++ {
-			m := leafMeta(name, sid, t, i)
-			if t == "memory" {
-				m.Unit = "chunk"
-			}
-			d.edge(n, d.add(m))
-		}
-	}
+	d.edge(parent, n)
+	return n
+}
+
+// nodeJGF is the subgraph attached for a node: the cluster and level
+// vertices (reused when they exist), the node, down, with its labels as
+// properties, its zones and all its leaves. The node is set up after the
+// attach (gofluxion, like Fluxion, counts attached nodes as up only
+// through a status change).
+func (p *place) nodeJGF(labels map[string]string) []byte {
+	var d jgfDoc
+	p.appendJGF(&d, labels, nil)
 	b, _ := json.Marshal(&d)
 	return b
 }
 
-// bookJGF is an R booking the given leaves of one node (for the usage of
-// pods placed by others).
-func bookJGF(name string, sid int64, leaves []leaf) []byte {
-	var d jgfDoc
-	root := d.add(rootMeta())
-	n := d.add(nodeMeta(name, sid))
-	d.edge(root, n)
-	for _, l := range leaves {
-		m := leafMeta(name, sid, l.Type, l.ID)
-		m.Exclusive = true
-		if l.Type == "memory" {
-			m.Unit = "chunk"
+// appendJGF adds the node's subgraph to a document (see nodeJGF).
+func (p *place) appendJGF(d *jgfDoc, labels map[string]string, seen map[int64]bool) {
+	nm := p.nodeMeta()
+	nm.Status = int(graph.StatusDown)
+	if len(labels) > 0 || p.nrt {
+		nm.Properties = map[string]string{}
+		for k, v := range labels {
+			nm.Properties[k] = v
 		}
-		d.edge(n, d.add(m))
+		if p.nrt {
+			nm.Properties[nrtProperty] = "true"
+		}
+	}
+	n := p.spine(d, nm, seen)
+	next := units{}
+	for z, zu := range p.zones {
+		zid := d.add(p.zoneMeta(z))
+		d.edge(n, zid)
+		for _, t := range leafTypes {
+			start := next.get(t)
+			for i := start; i < start+zu.get(t); i++ {
+				d.edge(zid, d.add(p.leafMeta(t, i)))
+			}
+		}
+		next = next.plus(zu)
+	}
+}
+
+// bookJGF is an R booking the given leaves of the node (exclusively).
+func (p *place) bookJGF(leaves []leaf) ([]byte, error) {
+	var d jgfDoc
+	n := p.spine(&d, p.nodeMeta(), nil)
+	zones := map[int]string{}
+	capu := p.cap()
+	for _, l := range leaves {
+		if l.ID < 0 || l.ID >= capu.get(l.Type) {
+			return nil, fmt.Errorf("node %s has no %s", p.name, l)
+		}
+		z := p.zoneOf(l.Type, l.ID)
+		zid, ok := zones[z]
+		if !ok {
+			zid = d.add(p.zoneMeta(z))
+			d.edge(n, zid)
+			zones[z] = zid
+		}
+		m := p.leafMeta(l.Type, l.ID)
+		m.Exclusive = true
+		d.edge(zid, d.add(m))
 	}
 	b, _ := json.Marshal(&d)
-	return b
+	return b, nil
 }
 
 // leaf names one leaf vertex of a node.
@@ -275,6 +466,14 @@ func (n *rNode) path() string {
 
 func (n *rNode) typ() string { s, _ := n.Metadata["type"].(string); return s }
 
+func (n *rNode) name() string {
+	if s, _ := n.Metadata["name"].(string); s != "" {
+		return s
+	}
+	p := n.path()
+	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
 func (n *rNode) num(key string) (int64, bool) {
 	f, ok := n.Metadata[key].(float64)
 	return int64(f), ok
@@ -299,7 +498,8 @@ func parseJGFR(data []byte) (*rDoc, error) {
 	return &d, nil
 }
 
-// rSummary is what the plugin needs to know about a pod's R.
+// rSummary is what the plugin needs to know about a pod's R: its node
+// and leaves (the levels and zones above them may have changed since).
 type rSummary struct {
 	Node   string
 	SID    int64
@@ -310,19 +510,17 @@ func summarize(d *rDoc) (rSummary, error) {
 	var s rSummary
 	for i := range d.Graph.Nodes {
 		n := &d.Graph.Nodes[i]
-		p := n.path()
-		switch t := n.typ(); t {
-		case "cluster":
-		case "node":
+		switch t := n.typ(); {
+		case t == "node":
 			if s.Node != "" {
-				return s, fmt.Errorf("R spans nodes %s and %s", s.Node, strings.TrimPrefix(p, clusterPath+"/"))
+				return s, fmt.Errorf("R spans nodes %s and %s", s.Node, n.name())
 			}
-			s.Node = strings.TrimPrefix(p, clusterPath+"/")
+			s.Node = n.name()
 			s.SID, _ = n.num("rank")
-		default:
+		case slices.Contains(leafTypes, t):
 			id, ok := n.num("id")
-			if !ok || !slices.Contains(leafTypes, t) {
-				return s, fmt.Errorf("R vertex %s: unexpected type %q", p, t)
+			if !ok {
+				return s, fmt.Errorf("R vertex %s has no id", n.path())
 			}
 			s.Leaves = append(s.Leaves, leaf{t, id})
 		}
@@ -333,83 +531,78 @@ func summarize(d *rDoc) (rSummary, error) {
 	return s, nil
 }
 
-// splitShape divides the JGF of one shape's selection (n pods of demand
-// dem, node[n] → slot[1], so one pod per selected node) into one R per
-// pod: the cluster vertex, the pod's node and its leaves.
-func splitShape(all []byte, dem units, n int) ([][]byte, []rSummary, error) {
-	d, err := parseJGFR(all)
-	if err != nil {
-		return nil, nil, err
+// podPart is one pod's share of a match: its node and leaves.
+type podPart struct {
+	node   string
+	leaves []leaf
+}
+
+// splitMatch divides the selection of one shape (n pods of demand dem)
+// into one part per pod. Each pod's slot sits in one NUMA vertex (node →
+// numa → slot, or a top-level slot, which applies at the zones), so the
+// leaves are grouped by zone and each group is cut into pods.
+func splitMatch(sel []Selected, dem units, n int) ([]podPart, error) {
+	type group struct {
+		node   string
+		leaves [3][]int64 // by leafTypes index
 	}
-	var root *rNode
-	type nodeSel struct {
-		n      *rNode
-		name   string
-		leaves map[string][]int // type → indexes into d.Graph.Nodes
-	}
-	byPath := map[string]*nodeSel{}
-	var order []*nodeSel
-	for i := range d.Graph.Nodes {
-		v := &d.Graph.Nodes[i]
-		switch v.typ() {
-		case "cluster":
-			root = v
-		case "node":
-			p := v.path()
-			ns := &nodeSel{n: v, name: strings.TrimPrefix(p, clusterPath+"/"), leaves: map[string][]int{}}
-			byPath[p] = ns
-			order = append(order, ns)
+	nodeOf := map[string]string{} // node path → name
+	var order []string
+	groups := map[string]*group{}
+	for i := range sel {
+		if sel[i].Type == "node" {
+			nodeOf[sel[i].Path] = sel[i].Name
 		}
 	}
-	if root == nil || len(order) != n {
-		return nil, nil, fmt.Errorf("selection of %d nodes for %d pods", len(order), n)
-	}
-	for i := range d.Graph.Nodes {
-		v := &d.Graph.Nodes[i]
-		t := v.typ()
-		if !slices.Contains(leafTypes, t) {
+	for i := range sel {
+		v := &sel[i]
+		ti := slices.Index(leafTypes, v.Type)
+		if ti < 0 {
 			continue
 		}
-		p := v.path()
-		ns := byPath[p[:strings.LastIndexByte(p, '/')]]
-		if ns == nil {
-			return nil, nil, fmt.Errorf("selected %s has no selected node", p)
+		zp := v.Path[:max(strings.LastIndexByte(v.Path, '/'), 0)]
+		g := groups[zp]
+		if g == nil {
+			np := zp[:max(strings.LastIndexByte(zp, '/'), 0)]
+			name, ok := nodeOf[np]
+			if !ok {
+				return nil, fmt.Errorf("selected %s has no selected node", v.Path)
+			}
+			g = &group{node: name}
+			groups[zp] = g
+			order = append(order, zp)
 		}
-		ns.leaves[t] = append(ns.leaves[t], i)
+		g.leaves[ti] = append(g.leaves[ti], v.ID)
 	}
-	out := make([][]byte, n)
-	sums := make([]rSummary, n)
-	for pi, ns := range order {
-		var part rDoc
-		part.Graph.Nodes = append(part.Graph.Nodes, *root, *ns.n)
-		keep := map[string]bool{root.ID: true, ns.n.ID: true}
-		sum := rSummary{Node: ns.name}
-		sum.SID, _ = ns.n.num("rank")
-		for _, t := range leafTypes {
-			idx := ns.leaves[t]
-			if int64(len(idx)) != dem.get(t) {
-				return nil, nil, fmt.Errorf("node %s: %d %s selected, the pod needs %d", ns.name, len(idx), t, dem.get(t))
-			}
-			for _, j := range idx {
-				v := d.Graph.Nodes[j]
-				part.Graph.Nodes = append(part.Graph.Nodes, v)
-				keep[v.ID] = true
-				id, _ := v.num("id")
-				sum.Leaves = append(sum.Leaves, leaf{t, id})
+	out := make([]podPart, 0, n)
+	for _, zp := range order {
+		g := groups[zp]
+		k := int64(-1)
+		for ti, t := range leafTypes {
+			got := int64(len(g.leaves[ti]))
+			switch {
+			case dem.get(t) == 0 && got > 0:
+				return nil, fmt.Errorf("%s: %d %s selected, the pods need none", zp, got, t)
+			case dem.get(t) == 0:
+			case got%dem.get(t) != 0 || (k >= 0 && got/dem.get(t) != k):
+				return nil, fmt.Errorf("%s: %d %s selected, not a multiple of the pods' %d", zp, got, t, dem.get(t))
+			default:
+				k = got / dem.get(t)
 			}
 		}
-		for _, e := range d.Graph.Edges {
-			src, _ := e["source"].(string)
-			dst, _ := e["target"].(string)
-			if keep[src] && keep[dst] {
-				part.Graph.Edges = append(part.Graph.Edges, e)
+		for j := range k {
+			part := podPart{node: g.node}
+			for ti, t := range leafTypes {
+				q := dem.get(t)
+				for _, id := range g.leaves[ti][j*q : (j+1)*q] {
+					part.leaves = append(part.leaves, leaf{t, id})
+				}
 			}
+			out = append(out, part)
 		}
-		b, err := json.Marshal(&part)
-		if err != nil {
-			return nil, nil, err
-		}
-		out[pi], sums[pi] = b, sum
 	}
-	return out, sums, nil
+	if len(out) != n {
+		return nil, fmt.Errorf("selection of %d pods for %d", len(out), n)
+	}
+	return out, nil
 }

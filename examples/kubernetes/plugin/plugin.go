@@ -12,9 +12,11 @@ package plugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -23,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/dynamic"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -35,14 +38,38 @@ const Name = "GoFluxion"
 
 // Plugin is the GoFluxion scheduler plugin.
 type Plugin struct {
-	h       fwk.Handle
-	args    *Args
-	c       *Cluster
-	pods    corelisters.PodLister
-	synced  []cache.InformerSynced
-	log     klog.Logger
-	timeout time.Duration
+	h        fwk.Handle
+	args     *Args
+	c        *Cluster
+	pods     corelisters.PodLister
+	synced   []cache.InformerSynced
+	log      klog.Logger
+	timeout  time.Duration
+	nrtRetry time.Duration
+
+	mu     sync.Mutex
+	timers map[string]*time.Timer // gang key → activation at its reservation
 }
+
+// Option configures the plugin made by Factory.
+type Option func(*options)
+
+type options struct {
+	dynamic  dynamic.Interface
+	matcher  func(*Args) (Matcher, error)
+	nrtRetry time.Duration
+}
+
+// WithDynamicClient gives the client NodeResourceTopology objects are read
+// with (default: one made from the scheduler's kubeconfig).
+func WithDynamicClient(dc dynamic.Interface) Option { return func(o *options) { o.dynamic = dc } }
+
+// WithMatcher replaces the in-process gofluxion Matcher.
+func WithMatcher(f func(*Args) (Matcher, error)) Option { return func(o *options) { o.matcher = f } }
+
+// WithNRTRetry sets how often a missing NodeResourceTopology CRD is
+// looked for again (default one minute).
+func WithNRTRetry(d time.Duration) Option { return func(o *options) { o.nrtRetry = d } }
 
 var (
 	_ fwk.PreFilterPlugin   = &Plugin{}
@@ -60,16 +87,41 @@ var (
 // every live pod we placed (listed once, directly), then follows Nodes
 // and Pods through the scheduler's shared informers.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return Factory()(ctx, obj, h)
+}
+
+// Factory returns a plugin factory with options (New is Factory()).
+func Factory(opts ...Option) func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return func(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		return newPlugin(ctx, obj, h, o)
+	}
+}
+
+func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options) (fwk.Plugin, error) {
 	args, err := DecodeArgs(obj)
 	if err != nil {
 		return nil, err
 	}
+	RegisterMetrics()
 	log := klog.FromContext(ctx).WithName(Name)
-	c, err := NewCluster(args, log)
+	var m Matcher
+	if o.matcher != nil {
+		m, err = o.matcher(args)
+	} else {
+		m, err = newLocalMatcher(args)
+	}
 	if err != nil {
 		return nil, err
 	}
-	p := &Plugin{h: h, args: args, c: c, log: log, timeout: args.permitTimeout()}
+	c := NewClusterWith(args, m, log)
+	p := &Plugin{h: h, args: args, c: c, log: log, timeout: args.permitTimeout(), nrtRetry: time.Minute, timers: map[string]*time.Timer{}}
+	if o.nrtRetry > 0 {
+		p.nrtRetry = o.nrtRetry
+	}
 	if cs := h.ClientSet(); cs != nil {
 		start := time.Now()
 		nodes, nerr := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
@@ -111,6 +163,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 			DeleteFunc: func(o any) {
 				if pod, ok := unwrap(o).(*v1.Pod); ok {
 					p.reject(c.DeletePod(pod.UID), "a member of the gang was deleted")
+					p.forgetIfGone(pod)
 				}
 			},
 		})
@@ -120,7 +173,68 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		p.pods = inf.Core().V1().Pods().Lister()
 		p.synced = []cache.InformerSynced{r1.HasSynced, r2.HasSynced}
 	}
+	if args.NUMA == "nrt" {
+		dc := o.dynamic
+		if dc == nil && h.KubeConfig() != nil {
+			if dc, err = dynamic.NewForConfig(h.KubeConfig()); err != nil {
+				return nil, fmt.Errorf("%s: a client for NodeResourceTopology objects: %w", Name, err)
+			}
+		}
+		if dc != nil {
+			go p.followNRT(ctx, dc)
+		}
+	}
 	return p, nil
+}
+
+// forgetIfGone drops the reservation of a gang whose last pending pod was
+// deleted.
+func (p *Plugin) forgetIfGone(pod *v1.Pod) {
+	if pod.Spec.NodeName != "" {
+		return
+	}
+	key, members, _ := p.group(pod)
+	for _, m := range members {
+		if m.UID != pod.UID && m.Spec.NodeName == "" && m.DeletionTimestamp == nil {
+			return
+		}
+	}
+	p.c.ForgetGang(key)
+	p.mu.Lock()
+	if t := p.timers[key]; t != nil {
+		t.Stop()
+		delete(p.timers, key)
+	}
+	p.mu.Unlock()
+}
+
+// reserved tells about a gang's reservation: an event on its first pod
+// when the reservation is new or moved, and a timer that puts the gang's
+// pods back in the active queue when it starts.
+func (p *Plugin) reserved(key string, pods []*v1.Pod, pe *PlaceError) {
+	if pe.Moved {
+		if rec := p.h.EventRecorder(); rec != nil {
+			rec.Eventf(pods[0], nil, v1.EventTypeNormal, "Reserved", "Scheduling", "gofluxion: gang %s (%d pods): reserved at %s on %s",
+				key, len(pods), pe.At.Format("15:04:05 MST"), pe.Where)
+		}
+		p.log.V(2).Info("gang reserved", "gang", key, "at", pe.At, "where", pe.Where)
+	}
+	wait := time.Until(pe.At)
+	byName := make(map[string]*v1.Pod, len(pods))
+	for _, m := range pods {
+		byName[m.Namespace+"/"+m.Name] = m
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t := p.timers[key]; t != nil {
+		t.Stop()
+	}
+	p.timers[key] = time.AfterFunc(max(wait, 0)+time.Second, func() {
+		p.h.Activate(p.log, byName)
+		p.mu.Lock()
+		delete(p.timers, key)
+		p.mu.Unlock()
+	})
 }
 
 func unwrap(o any) any {
@@ -239,12 +353,21 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 			code = fwk.Unschedulable
 			if pe.Unresolvable {
 				code = fwk.UnschedulableAndUnresolvable
+				var re *RequestError
+				if errors.As(pe.Err, &re) {
+					if rec := p.h.EventRecorder(); rec != nil {
+						rec.Eventf(pod, nil, v1.EventTypeWarning, "InvalidRequest", "Scheduling", "gofluxion: %s", re.Msg)
+					}
+				}
+			}
+			if pe.Reserved {
+				p.reserved(key, pending, pe)
 			}
 			msg = fmt.Sprintf("gofluxion: gang %s (%d pods): %s", key, len(pending), pe.Reason)
 		}
 		return nil, fwk.NewStatus(code, msg)
 	}
-	p.log.V(2).Info("gang placed", "gang", pl.GangID, "pods", len(pending), "match", pl.Took)
+	p.log.V(2).Info("gang placed", "gang", pl.GangID, "pods", len(pending), "where", pl.Scope, "match", pl.Took)
 	// the other members may sit in the unschedulable queue or in backoff
 	// (rejected while the gang was incomplete): schedule them now
 	if len(pending) > 1 {

@@ -18,45 +18,58 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/gofluxion/gofluxion"
-	"github.com/gofluxion/gofluxion/graph"
 )
 
-// Pod annotations written at PreBind: the pod's Fluxion job id and its R.
-// They are the plugin's only persistent state.
+// Pod annotations written at PreBind: the pod's Fluxion job id, its R and,
+// when the pod has a duration, the end of its booking (RFC 3339). They are
+// the plugin's only persistent state.
 const (
 	AnnotationJobID = "gofluxion.io/jobid"
 	AnnotationR     = "gofluxion.io/R"
+	AnnotationEnd   = "gofluxion.io/end"
 )
 
-// extBase is the first job id of the bookings that stand for pods placed by
-// others (volatile, rebuilt from the pods after a restart).
-const extBase = uint64(1) << 62
+// Job id ranges: our pods count up from 1; reservations from resvBase;
+// the temporary bookings of a heterogeneous gang's shapes from tempBase;
+// the bookings that stand for pods placed by others from extBase.
+const (
+	extBase  = uint64(1) << 62
+	tempBase = uint64(1) << 61
+	resvBase = uint64(1) << 60
+)
 
-// tempBase is the first job id of the bookings that hold one shape of a
-// gang while the next shapes are matched.
-const tempBase = uint64(1) << 61
+// maxScopes bounds the level vertices tried for one topology request.
+const maxScopes = 16
 
-// Cluster is the plugin's view of the cluster: the gofluxion Matcher over
-// the graph of the cluster's nodes, what our pods hold, what pods placed by
-// others use, and the gangs in flight. It has no framework dependency, so
-// it is driven directly by unit tests. All methods are safe for concurrent
-// use.
+// Cluster is the plugin's view of the cluster: a Matcher over the graph
+// of the cluster's nodes, what our pods hold, what pods placed by others
+// use, the gangs in flight and the reservations of waiting gangs. It has
+// no framework dependency, so it is driven directly by unit tests. All
+// methods are safe for concurrent use.
 type Cluster struct {
 	mu      sync.Mutex
 	args    *Args
 	chunk   int64
 	gpuRes  v1.ResourceName
-	m       *gofluxion.Matcher
+	m       Matcher
 	nodes   map[string]*nodeState
 	sids    map[int64]string
 	hints   map[string]int64 // node name → sid seen in an R
+	levels  map[string]*levelVertex
+	luniq   map[int64]bool
+	nrt     map[string][]units // node → NUMA zones from its NodeResourceTopology
 	pods    map[types.UID]*podState
 	foreign map[types.UID]*foreignPod
 	parked  map[string]map[types.UID]*v1.Pod // pods seen before their node
 	gangs   map[string]*gang
+	resv    map[string]*reservation // by gang key
+	waiting map[string]int64        // gang key → last failed attempt (Unix s)
+	dirty   bool                    // reservations to recompute
 	nextJob uint64
 	nextExt uint64
+	nextRes uint64
 	nextGID int
+	nextEnd int64 // the earliest end of our pods' bookings
 	log     klog.Logger
 	now     func() time.Time
 
@@ -64,10 +77,8 @@ type Cluster struct {
 }
 
 type nodeState struct {
-	name     string
-	sid      int64
+	place
 	alloc    raw
-	cap      units
 	labels   map[string]string
 	up       bool
 	why      string
@@ -75,6 +86,7 @@ type nodeState struct {
 	extRaw   raw
 	extJob   uint64
 	extUnits units
+	ext      []leaf
 }
 
 type podState struct {
@@ -85,6 +97,7 @@ type podState struct {
 	job    uint64
 	r      string
 	leaves []leaf
+	end    int64 // Unix s; 0: until the pod ends
 	bound  bool
 	gang   *gang
 	pod    *v1.Pod
@@ -105,40 +118,59 @@ type gang struct {
 	created   time.Time
 }
 
-// NewCluster creates an empty Cluster for defaulted, validated args.
+// reservation is a waiting gang's booking at the earliest time it fits.
+type reservation struct {
+	key   string
+	prio  int32
+	since time.Time
+	shape Shape
+	req   Request
+	hosts []string
+	dur   int64
+	job   uint64 // 0 while not booked
+	at    int64
+	where string
+}
+
+// before orders reservations as the queue does: higher priority, then
+// older, then by key.
+func (r *reservation) before(o *reservation) bool {
+	if r.prio != o.prio {
+		return r.prio > o.prio
+	}
+	if !r.since.Equal(o.since) {
+		return r.since.Before(o.since)
+	}
+	return r.key < o.key
+}
+
+// NewCluster creates an empty Cluster for defaulted, validated args, with
+// the gofluxion Matcher in process.
 func NewCluster(args *Args, log klog.Logger) (*Cluster, error) {
-	m, err := gofluxion.New(emptyGraph(), args.matcherOptions())
+	m, err := newLocalMatcher(args)
 	if err != nil {
 		return nil, err
 	}
+	return NewClusterWith(args, m, log), nil
+}
+
+// NewClusterWith creates an empty Cluster over a given Matcher.
+func NewClusterWith(args *Args, m Matcher, log klog.Logger) *Cluster {
 	return &Cluster{
 		args: args, chunk: args.memoryChunk(), gpuRes: v1.ResourceName(args.GPUResource), m: m,
 		nodes: map[string]*nodeState{}, sids: map[int64]string{}, hints: map[string]int64{},
+		levels: map[string]*levelVertex{}, luniq: map[int64]bool{}, nrt: map[string][]units{},
 		pods: map[types.UID]*podState{}, foreign: map[types.UID]*foreignPod{},
 		parked: map[string]map[types.UID]*v1.Pod{}, gangs: map[string]*gang{},
-		nextJob: 1, nextExt: extBase, log: log, now: time.Now,
-	}, nil
-}
-
-// emptyGraph is the cluster vertex alone, with the leaf types known so
-// that jobspecs naming them parse before the first node arrives.
-func emptyGraph() *graph.Graph {
-	b := graph.NewBuilder()
-	b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithRank(-1))
-	g := b.Graph()
-	for _, t := range append([]string{"node", "slot"}, leafTypes...) {
-		g.Type(t)
+		resv: map[string]*reservation{}, waiting: map[string]int64{},
+		nextJob: 1, nextExt: extBase, nextRes: resvBase, log: log, now: time.Now,
 	}
-	return g
 }
 
-// Matcher returns the underlying gofluxion Matcher (for inspection).
-func (c *Cluster) Matcher() *gofluxion.Matcher { return c.m }
-
-// Load replaces nothing: it feeds a full listing (start-up) in the order
-// that makes recovery exact: the stable ids the Rs recorded, then the
-// nodes, then our pods' Rs in job order, then the pods placed by others.
-// Informer events for the same objects later are no-ops.
+// Load feeds a full listing (start-up) in the order that makes recovery
+// exact: the stable ids the Rs recorded, then the nodes, then our pods'
+// Rs in job order, then the pods placed by others. Informer events for the
+// same objects later are no-ops.
 func (c *Cluster) Load(nodes []*v1.Node, pods []*v1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -163,6 +195,7 @@ func (c *Cluster) Load(nodes []*v1.Node, pods []*v1.Pod) {
 	sort.Slice(mine, func(i, j int) bool { return mine[i].job < mine[j].job })
 	nodes = slices.Clone(nodes)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	c.attachAllLocked(nodes)
 	for _, n := range nodes {
 		c.setNodeLocked(n)
 	}
@@ -182,10 +215,20 @@ func annotated(p *v1.Pod) (uint64, string, bool) {
 		return 0, "", false
 	}
 	id, err := strconv.ParseUint(js, 10, 64)
-	if err != nil || id == 0 || id >= tempBase {
+	if err != nil || id == 0 || id >= resvBase {
 		return 0, "", false
 	}
 	return id, decodeR(r), true
+}
+
+// annotatedEnd returns the end of a pod's booking (0: none).
+func annotatedEnd(p *v1.Pod) int64 {
+	if s, ok := p.Annotations[AnnotationEnd]; ok {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t.Unix()
+		}
+	}
+	return 0
 }
 
 func terminal(p *v1.Pod) bool {
@@ -215,52 +258,200 @@ func schedulable(n *v1.Node) (bool, string) {
 	return true, ""
 }
 
-// SetNode adds or updates a node: a new node is attached to the graph;
-// a changed capacity or label set re-attaches it (our pods on it are
-// booked again from their Rs); a change of schedulability marks it up or
-// down.
+// SetNode adds or updates a node: a new node is attached to the graph; a
+// changed capacity, label set or NUMA layout re-attaches it where its
+// labels put it now, our pods on it keeping their bookings (same job ids,
+// same leaves); a change of schedulability marks it up or down.
 func (c *Cluster) SetNode(n *v1.Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.setNodeLocked(n)
 }
 
+// SetNUMA records the NUMA zones of a node's NodeResourceTopology (nil:
+// it has none) and re-attaches the node if that changes its layout.
+func (c *Cluster) SetNUMA(node string, zones []units) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.Equal(c.nrt[node], zones) {
+		return
+	}
+	if zones == nil {
+		delete(c.nrt, node)
+	} else {
+		c.nrt[node] = slices.Clone(zones)
+	}
+	if ns := c.nodes[node]; ns != nil {
+		c.reattachLocked(ns, ns.labels)
+	}
+}
+
 func (c *Cluster) setNodeLocked(n *v1.Node) {
 	alloc := nodeRaw(n, c.gpuRes)
-	capu := capacity(alloc, c.chunk)
 	labels := maps.Clone(n.Labels)
 	ns := c.nodes[n.Name]
-	if ns != nil && (ns.cap != capu || !maps.Equal(ns.labels, labels)) {
-		c.log.V(2).Info("node changed, re-attaching", "node", n.Name, "capacity", capu)
-		c.detachLocked(ns, true)
-		ns = nil
+	if ns != nil && (ns.alloc != alloc || !maps.Equal(ns.labels, labels)) {
+		c.log.V(2).Info("node changed, re-attaching", "node", n.Name)
+		ns.alloc = alloc
+		if !c.reattachLocked(ns, labels) {
+			return
+		}
 	}
 	if ns == nil {
 		sid := c.pickSID(n.Name)
-		ns = &nodeState{name: n.Name, sid: sid, alloc: alloc, cap: capu, labels: labels, held: map[leaf]types.UID{}}
-		if err := c.m.Attach(nodeJGF(n.Name, sid, capu, labels)); err != nil {
+		ns = &nodeState{alloc: alloc, labels: labels, held: map[leaf]types.UID{}}
+		ns.place = c.placeFor(n.Name, sid, alloc, labels)
+		if err := c.attachLocked(ns); err != nil {
 			c.log.Error(err, "attach failed", "node", n.Name)
 			return
 		}
-		c.nodes[n.Name], c.sids[sid] = ns, n.Name
-		ns.up = false
-		c.log.V(2).Info("node attached", "node", n.Name, "sid", sid, "capacity", capu)
+		c.log.V(2).Info("node attached", "node", n.Name, "sid", sid, "path", ns.path, "zones", len(ns.zones))
 		for _, p := range c.parked[n.Name] {
 			c.setPodLocked(p)
 		}
 		delete(c.parked, n.Name)
 	}
-	ns.alloc = alloc
 	up, why := schedulable(n)
 	if up != ns.up {
-		if err := c.m.SetStatus(nodePath(n.Name), up); err != nil {
+		if err := c.m.SetStatus(ns.path, up); err != nil {
 			c.log.Error(err, "set status failed", "node", n.Name)
 		}
 		ns.up = up
+		c.dirty = true
 		c.log.V(2).Info("node status", "node", n.Name, "up", up, "why", why)
 	}
 	ns.why = why
 	c.rebookExtLocked(ns)
+}
+
+// placeFor computes where a node sits: its level vertices from its labels
+// (created in the registry as needed, but not yet counted) and its zones.
+func (c *Cluster) placeFor(name string, sid int64, alloc raw, labels map[string]string) place {
+	p := place{name: name, sid: sid}
+	path := clusterPath
+	for _, l := range c.args.Topology.Levels {
+		typ, val := l.Type, labels[l.Label]
+		if val == "" {
+			typ, val = unlabelledType, unlabelledName
+		}
+		path += "/" + val
+		lv := c.levels[path]
+		if lv == nil {
+			u := hashLevel(path)
+			for c.luniq[u] {
+				u = nextLevel(u)
+			}
+			lv = &levelVertex{typ: typ, name: val, path: path, uniq: u}
+		}
+		p.levels = append(p.levels, lv)
+	}
+	p.path = path + "/" + name
+	var zones []units
+	if c.args.NUMA == "nrt" {
+		zones = c.nrt[name]
+	}
+	p.nrt = len(zones) > 0
+	p.zones = fitZones(capacity(alloc, c.chunk), zones)
+	return p
+}
+
+// attachAllLocked attaches the nodes not in the graph yet in one JGF
+// document: Fluxion's attach recomputes the pruning filters of the whole
+// graph, so one attach per node would cost O(nodes × graph) at start-up.
+// setNodeLocked then finds them attached and sets their status.
+func (c *Cluster) attachAllLocked(nodes []*v1.Node) {
+	var d jgfDoc
+	seen := map[int64]bool{}
+	var batch []*nodeState
+	for _, n := range nodes {
+		if c.nodes[n.Name] != nil {
+			continue
+		}
+		alloc := nodeRaw(n, c.gpuRes)
+		ns := &nodeState{alloc: alloc, labels: maps.Clone(n.Labels), held: map[leaf]types.UID{}}
+		ns.place = c.placeFor(n.Name, c.pickSID(n.Name), alloc, ns.labels)
+		for _, lv := range ns.levels { // registered now, so that later nodes share them
+			if c.levels[lv.path] == nil {
+				c.levels[lv.path], c.luniq[lv.uniq] = lv, true
+			}
+		}
+		c.sids[ns.sid] = n.Name
+		ns.appendJGF(&d, ns.labels, seen)
+		batch = append(batch, ns)
+	}
+	if len(batch) == 0 {
+		return
+	}
+	b, _ := json.Marshal(&d)
+	err := c.m.Attach(b)
+	for _, ns := range batch {
+		delete(c.sids, ns.sid)
+		if err != nil {
+			continue
+		}
+		for _, lv := range ns.levels {
+			lv.nodes++
+		}
+		c.nodes[ns.name], c.sids[ns.sid] = ns, ns.name
+	}
+	if err != nil {
+		// one at a time then, each error logged by setNodeLocked
+		c.log.Error(err, "attaching the nodes at once failed", "nodes", len(batch))
+		for path, lv := range c.levels {
+			if lv.nodes == 0 {
+				delete(c.levels, path)
+				delete(c.luniq, lv.uniq)
+			}
+		}
+		return
+	}
+	c.dirty = true
+	metricVertices.Set(float64(c.m.Vertices()))
+	c.log.V(2).Info("nodes attached", "nodes", len(batch))
+}
+
+// attachLocked attaches a node (down) and counts it in its level vertices.
+func (c *Cluster) attachLocked(ns *nodeState) error {
+	if err := c.m.Attach(ns.nodeJGF(ns.labels)); err != nil {
+		return err
+	}
+	for _, lv := range ns.levels {
+		if c.levels[lv.path] == nil {
+			c.levels[lv.path], c.luniq[lv.uniq] = lv, true
+		}
+		lv.nodes++
+	}
+	c.nodes[ns.name], c.sids[ns.sid] = ns, ns.name
+	ns.up = false
+	c.dirty = true
+	metricVertices.Set(float64(c.m.Vertices()))
+	return nil
+}
+
+// removeLocked removes a node's vertices, and the level vertices left
+// without nodes.
+func (c *Cluster) removeLocked(ns *nodeState) {
+	if ns.up {
+		_ = c.m.SetStatus(ns.path, false)
+		ns.up = false
+	}
+	if err := c.m.Remove(ns.path); err != nil {
+		c.log.Error(err, "remove failed", "node", ns.name)
+	}
+	for i := len(ns.levels) - 1; i >= 0; i-- {
+		lv := ns.levels[i]
+		if lv.nodes--; lv.nodes == 0 {
+			if err := c.m.Remove(lv.path); err != nil {
+				c.log.Error(err, "remove failed", "vertex", lv.path)
+			}
+			delete(c.levels, lv.path)
+			delete(c.luniq, lv.uniq)
+		}
+	}
+	delete(c.nodes, ns.name)
+	delete(c.sids, ns.sid)
+	c.dirty = true
+	metricVertices.Set(float64(c.m.Vertices()))
 }
 
 func (c *Cluster) pickSID(name string) int64 {
@@ -278,27 +469,84 @@ func (c *Cluster) pickSID(name string) int64 {
 	}
 }
 
+// reattachLocked moves a node to where its labels and zones put it now.
+// Our bound (or permitted) pods on it keep their job ids and leaves; gangs
+// in flight on it are canceled (their pods are placed again). It reports
+// whether the node is attached afterwards.
+func (c *Cluster) reattachLocked(ns *nodeState, labels map[string]string) bool {
+	c.dropReservationsLocked()
+	c.cancelExtLocked(ns)
+	var keep []*podState
+	for _, ps := range c.podsOn(ns.name) {
+		if ps.gang != nil && !ps.gang.allowed {
+			c.cancelGangLocked(ps.gang)
+			continue
+		}
+		if err := c.m.Cancel(ps.job); err != nil {
+			c.log.Error(err, "cancel failed", "job", ps.job)
+		}
+		keep = append(keep, ps)
+	}
+	up := ns.up
+	c.removeLocked(ns)
+	ns.labels = labels
+	ns.place = c.placeFor(ns.name, ns.sid, ns.alloc, labels)
+	if err := c.attachLocked(ns); err != nil {
+		c.log.Error(err, "attach failed", "node", ns.name)
+		for _, ps := range keep {
+			c.dropPodStateLocked(ps)
+		}
+		return false
+	}
+	if up {
+		if err := c.m.SetStatus(ns.path, true); err == nil {
+			ns.up = true
+		}
+	}
+	c.log.V(2).Info("node re-attached", "node", ns.name, "path", ns.path, "zones", len(ns.zones), "nrt", ns.nrt, "pods", len(keep))
+	for _, ps := range keep {
+		if err := c.bookPodLocked(ns, ps); err != nil {
+			c.log.Error(err, "cannot book the pod again after its node changed; counting its requests instead", "pod", klog.KRef(ps.ns, ps.name))
+			c.dropPodStateLocked(ps)
+			if ps.pod != nil {
+				c.addForeignLocked(ns, ps.pod)
+			}
+		}
+	}
+	c.rebookExtLocked(ns)
+	return true
+}
+
+func (c *Cluster) podsOn(node string) []*podState {
+	var out []*podState
+	for _, ps := range c.pods {
+		if ps.node == node {
+			out = append(out, ps)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].job < out[j].job })
+	return out
+}
+
 // DeleteNode removes a node from the graph.
 func (c *Cluster) DeleteNode(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ns := c.nodes[name]; ns != nil {
-		c.detachLocked(ns, false)
+		c.detachLocked(ns)
 	}
 }
 
 // detachLocked cancels every booking on the node and removes it. Our
 // bound pods and the others' pods on it are parked: they are booked again
-// if the node comes back (keep = a re-attach, which does that at once).
-func (c *Cluster) detachLocked(ns *nodeState, keep bool) {
+// if the node comes back.
+func (c *Cluster) detachLocked(ns *nodeState) {
+	c.dropReservationsLocked()
 	c.cancelExtLocked(ns)
 	park := map[types.UID]*v1.Pod{}
-	for uid, ps := range c.pods {
-		if ps.node != ns.name {
-			continue
-		}
+	for _, ps := range c.podsOn(ns.name) {
 		if ps.bound && ps.pod != nil {
-			park[uid] = ps.pod
+			park[ps.uid] = ps.pod
 		}
 		if ps.gang != nil && !ps.gang.allowed {
 			c.cancelGangLocked(ps.gang)
@@ -312,17 +560,7 @@ func (c *Cluster) detachLocked(ns *nodeState, keep bool) {
 			delete(c.foreign, uid)
 		}
 	}
-	if ns.up {
-		_ = c.m.SetStatus(nodePath(ns.name), false)
-	}
-	if err := c.m.Remove(nodePath(ns.name)); err != nil {
-		c.log.Error(err, "remove failed", "node", ns.name)
-	}
-	delete(c.nodes, ns.name)
-	delete(c.sids, ns.sid)
-	if keep {
-		c.hints[ns.name] = ns.sid
-	}
+	c.removeLocked(ns)
 	if len(park) > 0 {
 		if c.parked[ns.name] == nil {
 			c.parked[ns.name] = map[types.UID]*v1.Pod{}
@@ -376,21 +614,29 @@ func (c *Cluster) setPodLocked(p *v1.Pod) {
 			c.log.Error(err, "cannot replay the pod's R; counting its requests instead", "pod", klog.KObj(p), "job", job)
 		}
 	}
+	c.addForeignLocked(ns, p)
+}
+
+func (c *Cluster) addForeignLocked(ns *nodeState, p *v1.Pod) {
 	req := podRaw(p, c.gpuRes)
 	if f := c.foreign[p.UID]; f != nil {
-		if f.node == node && f.req == req {
+		if f.node == ns.name && f.req == req {
 			f.pod = p
 			return
 		}
-		c.nodes[f.node].extRaw = c.nodes[f.node].extRaw.sub(f.req)
+		if o := c.nodes[f.node]; o != nil {
+			o.extRaw = o.extRaw.sub(f.req)
+			c.rebookExtLocked(o)
+		}
 	}
-	c.foreign[p.UID] = &foreignPod{node: node, req: req, pod: p}
+	c.foreign[p.UID] = &foreignPod{node: ns.name, req: req, pod: p}
 	ns.extRaw = ns.extRaw.add(req)
 	c.rebookExtLocked(ns)
 }
 
-// replayLocked books an R made earlier (by us, or by the leader) as its
-// job: Fluxion's update.
+// replayLocked books again an R made earlier (by us, or by the leader):
+// the leaves it names on its node, wherever the node sits in the graph
+// now, as its job, until the end the pod carries.
 func (c *Cluster) replayLocked(ns *nodeState, p *v1.Pod, job uint64, r string) error {
 	d, err := parseJGFR([]byte(r))
 	if err != nil {
@@ -408,20 +654,55 @@ func (c *Cluster) replayLocked(ns *nodeState, p *v1.Pod, job uint64, r string) e
 			return fmt.Errorf("job id %d is already held by pod %s/%s", job, other.ns, other.name)
 		}
 	}
+	ps := &podState{uid: p.UID, ns: p.Namespace, name: p.Name, node: ns.name, job: job, leaves: s.Leaves,
+		end: annotatedEnd(p), bound: true, pod: p}
 	c.cancelExtLocked(ns)
 	defer c.rebookExtLocked(ns)
-	if _, err := c.m.Update(job, []byte(r)); err != nil {
-		return err
+	if err := c.bookPodLocked(ns, ps); err != nil {
+		c.dropReservationsLocked()
+		if err = c.bookPodLocked(ns, ps); err != nil {
+			return err
+		}
 	}
-	ps := &podState{uid: p.UID, ns: p.Namespace, name: p.Name, node: ns.name, job: job, r: r, leaves: s.Leaves, bound: true, pod: p}
 	c.pods[p.UID] = ps
-	for _, l := range s.Leaves {
-		ns.held[l] = p.UID
-	}
 	c.nextJob = max(c.nextJob, job+1)
 	delete(c.foreign, p.UID)
 	c.log.V(3).Info("replayed R", "pod", klog.KObj(p), "job", job, "node", ns.name)
 	return nil
+}
+
+// bookPodLocked books a pod's leaves as its job: from now until its end,
+// or until the end of time when it has none (or is past it).
+func (c *Cluster) bookPodLocked(ns *nodeState, ps *podState) error {
+	jgf, err := ns.bookJGF(ps.leaves)
+	if err != nil {
+		return err
+	}
+	now := c.now().Unix()
+	doc := jgf
+	if ps.end > now {
+		doc = windowed(jgf, now, ps.end)
+	} else {
+		ps.end = 0
+	}
+	r, err := c.m.Update(ps.job, doc, c.args.RFormat)
+	if err != nil {
+		return err
+	}
+	ps.r = r
+	for _, l := range ps.leaves {
+		ns.held[l] = ps.uid
+	}
+	if ps.end != 0 && (c.nextEnd == 0 || ps.end < c.nextEnd) {
+		c.nextEnd = ps.end
+	}
+	return nil
+}
+
+// windowed wraps a JGF in an RFC 20 envelope whose execution part gives
+// the window [start, end): Fluxion's update books it then.
+func windowed(jgf []byte, start, end int64) []byte {
+	return []byte(fmt.Sprintf(`{"version":1,"execution":{"R_lite":[],"nodelist":[],"starttime":%d,"expiration":%d},"scheduling":%s}`, start, end, jgf))
 }
 
 // DeletePod releases what a deleted pod held. It returns the other
@@ -446,12 +727,14 @@ func (c *Cluster) forgetLocked(uid types.UID) []types.UID {
 			ns.extRaw = ns.extRaw.sub(f.req)
 			c.rebookExtLocked(ns)
 		}
+		c.dirty = true
 		return nil
 	}
 	ps := c.pods[uid]
 	if ps == nil {
 		return nil
 	}
+	c.dirty = true
 	if ps.gang != nil && !ps.gang.allowed {
 		return c.cancelGangLocked(ps.gang)
 	}
@@ -464,6 +747,11 @@ func (c *Cluster) dropPodLocked(ps *podState) {
 	if err := c.m.Cancel(ps.job); err != nil {
 		c.log.Error(err, "cancel failed", "job", ps.job)
 	}
+	c.dropPodStateLocked(ps)
+}
+
+// dropPodStateLocked forgets a pod whose job is canceled.
+func (c *Cluster) dropPodStateLocked(ps *podState) {
 	if ns := c.nodes[ps.node]; ns != nil {
 		for _, l := range ps.leaves {
 			if ns.held[l] == ps.uid {
@@ -486,13 +774,13 @@ func (c *Cluster) cancelExtLocked(ns *nodeState) {
 		if err := c.m.Cancel(ns.extJob); err != nil {
 			c.log.Error(err, "cancel failed", "job", ns.extJob)
 		}
-		ns.extJob, ns.extUnits = 0, units{}
+		ns.extJob, ns.extUnits, ns.ext = 0, units{}, nil
 	}
 }
 
-// rebookExtLocked books, as one job, as many free leaves of the node as
-// the requests of pods placed by others use (the highest ids, away from
-// where the policy places ours).
+// rebookExtLocked books, as one job until the end of time, as many free
+// leaves of the node as the requests of pods placed by others use (the
+// highest ids, away from where the policy places ours).
 func (c *Cluster) rebookExtLocked(ns *nodeState) {
 	need := used(ns.alloc, ns.extRaw, c.chunk)
 	if ns.extJob != 0 && need == ns.extUnits {
@@ -502,25 +790,19 @@ func (c *Cluster) rebookExtLocked(ns *nodeState) {
 	if need == (units{}) {
 		return
 	}
+	capu := ns.cap()
 	var leaves []leaf
 	var got units
 	for _, t := range leafTypes {
 		k := need.get(t)
-		for i := ns.cap.get(t) - 1; i >= 0 && k > 0; i-- {
+		for i := capu.get(t) - 1; i >= 0 && k > 0; i-- {
 			l := leaf{t, i}
 			if _, held := ns.held[l]; held {
 				continue
 			}
 			leaves = append(leaves, l)
 			k--
-			switch t {
-			case "core":
-				got.Core++
-			case "gpu":
-				got.GPU++
-			default:
-				got.Mem++
-			}
+			got.addType(t, 1)
 		}
 	}
 	if got != need {
@@ -529,24 +811,39 @@ func (c *Cluster) rebookExtLocked(ns *nodeState) {
 	if len(leaves) == 0 {
 		return
 	}
-	id := c.nextExt
-	c.nextExt++
-	if _, err := c.m.Update(id, bookJGF(ns.name, ns.sid, leaves)); err != nil {
+	doc, err := ns.bookJGF(leaves)
+	if err == nil {
+		_, err = c.m.Update(c.nextExt, doc, "jgf")
+		if err != nil && len(c.resv) > 0 {
+			// a reservation holds some of these leaves later: the
+			// others' pods are here now, so reservations give way
+			c.dropReservationsLocked()
+			_, err = c.m.Update(c.nextExt, doc, "jgf")
+		}
+	}
+	if err != nil {
 		c.log.Error(err, "booking the usage of others failed", "node", ns.name)
 		return
 	}
-	ns.extJob, ns.extUnits = id, need
+	ns.extJob, ns.extUnits, ns.ext = c.nextExt, need, leaves
+	c.nextExt++
 }
 
 // PlaceError is a gang that cannot be placed now.
 type PlaceError struct {
-	// Reason is gofluxion's explanation, e.g. "needs 5 node (with 2 core,
+	// Reason is the explanation, e.g. "needs 5 node (with 2 core,
 	// 1 gpu each): 4 found now, only 4 exist".
 	Reason string
-	// Unresolvable: the gang can never fit this cluster (capacity), as
-	// opposed to not fitting now (busy).
+	// Unresolvable: the gang can never fit this cluster (capacity), or its
+	// request is invalid, as opposed to not fitting now (busy).
 	Unresolvable bool
-	Err          error
+	// Reserved: the gang holds a reservation starting At, on Where.
+	Reserved bool
+	At       time.Time
+	Where    string
+	// Moved: the reservation is new or changed since the last attempt.
+	Moved bool
+	Err   error
 }
 
 func (e *PlaceError) Error() string { return e.Reason }
@@ -583,143 +880,626 @@ func (c *Cluster) shapes(pods []*v1.Pod) []Shape {
 	return out
 }
 
-// Jobspec is the canonical jobspec (JSON) of one shape of a gang:
-// node[N] → slot[1] → {core, gpu, memory}, so its N pods land on N
-// distinct nodes; hosts, when not nil, restricts the nodes.
-func Jobspec(s Shape, hosts []string) []byte {
-	type res struct {
-		Type  string `json:"type"`
-		Count int64  `json:"count"`
-		Label string `json:"label,omitempty"`
-		With  []res  `json:"with,omitempty"`
-	}
-	var with []res
-	for _, t := range leafTypes {
-		if n := s.Demand.get(t); n > 0 {
-			with = append(with, res{Type: t, Count: n})
-		}
-	}
-	resources := []res{{Type: "node", Count: int64(len(s.Pods)), With: []res{{Type: "slot", Count: 1, Label: "pod", With: with}}}}
-	tasks := []map[string]any{{"command": []string{"pod"}, "slot": "pod", "count": map[string]string{"per_slot": "1"}}}
-	sys := map[string]any{"duration": 0}
-	if hosts != nil {
-		sys["constraints"] = map[string]any{"hostlist": hosts}
-	}
-	b, _ := json.Marshal(map[string]any{"version": 1, "resources": resources, "tasks": tasks, "attributes": map[string]any{"system": sys}})
-	return b
-}
-
 // Placement is where Place put a gang.
 type Placement struct {
 	GangID string
 	Nodes  map[types.UID]string
 	// Took is the time of the gang's matches (Fluxion's part).
 	Took time.Duration
+	// Scope says where the gang went when it asked for a topology, e.g.
+	// "rack r3".
+	Scope string
 }
 
-// Place matches pods as one gang, all or nothing. A gang of one shape (all
-// pods request the same) is one jobspec, node[N] → slot[1] → {…}, matched
-// once. Fluxion refuses sibling requests of the same type ("siblings in
-// jobspec request same resource type"), so a gang of several shapes is one
-// jobspec per shape, matched back to back (scarcest shape first) under the
-// same lock, each booked until the last fits, and all released if one does
-// not. Then every pod gets its own job, booked with update from its part
-// of the selection, and is pinned to its node until it binds or the gang
-// is canceled. hosts, when not nil, are the only nodes the gang may use.
+// Place matches pods as one gang, all or nothing, now; or, when it does
+// not fit now, reserves the earliest time it fits (EASY backfill: the
+// first ReservationDepth waiting gangs in queue order hold one). A gang of
+// one shape (all pods request the same) is one jobspec (see Form.Jobspec)
+// matched once. Fluxion refuses sibling requests of the same type, so a
+// gang of several shapes is one jobspec per shape, matched back to back
+// (scarcest shape first) under the same lock, each booked until the last
+// fits, and all released if one does not. Every pod then gets its own job,
+// booked with update from its part of the selection for its own duration,
+// and is pinned to its node until it binds or the gang is canceled. hosts,
+// when not nil, are the only nodes the gang may use.
 func (c *Cluster) Place(key string, pods []*v1.Pod, hosts []string) (*Placement, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	shapes := c.shapes(pods)
-	type picked struct {
-		parts [][]byte
-		sums  []rSummary
+	start := time.Now()
+	pl, err := c.placeLocked(key, pods, hosts)
+	result := "placed"
+	var pe *PlaceError
+	switch {
+	case errors.As(err, &pe) && pe.Reserved:
+		result = "reserved"
+	case errors.As(err, &pe):
+		result = "unschedulable"
+	case err != nil:
+		result = "error"
 	}
-	var got []picked
+	metricMatch.WithLabelValues(result).Observe(time.Since(start).Seconds())
+	now := c.now().Unix()
+	if err == nil {
+		delete(c.waiting, key)
+	} else {
+		c.waiting[key] = now
+	}
+	for k, t := range c.waiting {
+		if now-t > 600 {
+			delete(c.waiting, k)
+		}
+	}
+	metricWaiting.Set(float64(len(c.waiting)))
+	metricReservations.Set(float64(len(c.resv)))
+	return pl, err
+}
+
+func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Placement, error) {
+	now := c.now().Unix()
+	c.expireLocked(now)
+	req, err := c.args.parseRequest(pods)
+	if err != nil {
+		return nil, &PlaceError{Reason: err.Error(), Unresolvable: true, Err: err}
+	}
+	var dur int64
+	durs := make(map[types.UID]int64, len(pods))
+	for i, p := range pods {
+		d, err := c.args.podDuration(p)
+		if err != nil {
+			return nil, &PlaceError{Reason: err.Error(), Unresolvable: true, Err: err}
+		}
+		durs[p.UID] = d
+		if i == 0 || (dur != 0 && (d == 0 || d > dur)) {
+			dur = d
+		}
+	}
+	shapes := c.shapes(pods)
+	old := c.resv[key]
+	if old != nil {
+		// given back while the gang tries now; made again if it must wait
+		c.cancelResvLocked(old)
+		delete(c.resv, key)
+	}
+	if c.dirty {
+		c.recomputeLocked(now)
+	}
+	start := time.Now()
+	parts, scope, err := c.matchNowLocked(shapes, req, hosts, dur, now)
+	took := time.Since(start)
+	if err != nil {
+		var pe *PlaceError
+		if !errors.As(err, &pe) {
+			return nil, err
+		}
+		if !pe.Unresolvable && len(shapes) == 1 {
+			r := &reservation{key: key, shape: shapes[0], req: req, hosts: hosts, dur: dur}
+			r.prio, r.since = gangRank(pods)
+			if old != nil {
+				r.since = old.since
+			}
+			if c.mayReserveLocked(r) {
+				if c.reserveInOrderLocked(r, now) == nil {
+					pe.Reserved, pe.At, pe.Where = true, time.Unix(r.at, 0).UTC(), r.where
+					pe.Moved = old == nil || old.at != r.at || old.where != r.where
+					pe.Reason = fmt.Sprintf("reserved at %s (in %v) on %s; now: %s",
+						pe.At.Format("15:04:05 MST"), time.Duration(r.at-now)*time.Second, r.where, pe.Reason)
+				}
+			}
+		}
+		return nil, pe
+	}
+	c.lastMatch = took
+	c.nextGID++
+	g := &gang{id: key + "#" + strconv.Itoa(c.nextGID), key: key, permitted: sets.New[types.UID](), created: c.now()}
+	pl := &Placement{GangID: g.id, Nodes: map[types.UID]string{}, Took: took, Scope: scope}
+	var done []*podState
+	for si, s := range shapes {
+		for i, p := range s.Pods {
+			part := parts[si][i]
+			ps := &podState{uid: p.UID, ns: p.Namespace, name: p.Name, node: part.node, job: c.nextJob, leaves: part.leaves, gang: g, pod: p}
+			if d := durs[p.UID]; d > 0 {
+				ps.end = now + d
+			}
+			err := c.bookPodLocked(c.nodes[part.node], ps)
+			if err != nil {
+				for _, d := range done {
+					c.dropPodLocked(d)
+				}
+				return nil, fmt.Errorf("booking pod %s/%s: %w", p.Namespace, p.Name, err)
+			}
+			c.nextJob++
+			c.pods[p.UID] = ps
+			g.members = append(g.members, p.UID)
+			pl.Nodes[p.UID] = ps.node
+			done = append(done, ps)
+		}
+	}
+	c.gangs[g.id] = g
+	return pl, nil
+}
+
+// gangRank is what orders gangs for reservations: the highest priority of
+// their pods, and the creation of the oldest.
+func gangRank(pods []*v1.Pod) (int32, time.Time) {
+	var prio int32
+	var since time.Time
+	for i, p := range pods {
+		pr := int32(0)
+		if p.Spec.Priority != nil {
+			pr = *p.Spec.Priority
+		}
+		if i == 0 || pr > prio {
+			prio = pr
+		}
+		if t := p.CreationTimestamp.Time; i == 0 || t.Before(since) {
+			since = t
+		}
+	}
+	return prio, since
+}
+
+// scope is one place to try a gang: under a level vertex (natively, top,
+// or through the hosts below it), or anywhere.
+type scope struct {
+	label string // "rack r3", "" for anywhere
+	top   string
+	hosts []string // nil: no restriction beyond the gang's own
+}
+
+// matchNowLocked finds room for every shape now, trying the scopes the
+// request allows in order. It returns each shape's parts.
+func (c *Cluster) matchNowLocked(shapes []Shape, req Request, hosts []string, dur, now int64) ([][]podPart, string, error) {
+	scopes, perr := c.scopesLocked(shapes, req, hosts, false)
+	var last *PlaceError
+	for _, sc := range scopes {
+		parts, where, err := c.tryShapesLocked(shapes, req, sc, hosts, dur, now)
+		if err == nil {
+			return parts, where, nil
+		}
+		var pe *PlaceError
+		if !errors.As(err, &pe) {
+			return nil, "", err
+		}
+		last = pe
+	}
+	if perr != nil {
+		return nil, "", perr
+	}
+	if last == nil {
+		last = &PlaceError{Reason: "nowhere to try"}
+	}
+	return nil, "", last
+}
+
+// scopesLocked lists where a request may go, in order: for
+// topology-required L, the vertices of L (natively when L is the lowest
+// level and the gang is one spread shape, else each vertex that could hold
+// the gang, tightest first); for topology-preferred L, the same for L, then
+// each level up, then anywhere; otherwise anywhere. ever selects vertices
+// by capacity instead of what is free now. A required level with no vertex
+// that could hold the gang returns an error to report.
+func (c *Cluster) scopesLocked(shapes []Shape, req Request, hosts []string, ever bool) ([]scope, *PlaceError) {
+	levels := c.args.Topology.Levels
+	native := len(shapes) == 1 && !req.Pack
+	var out []scope
+	add := func(typ string) int {
+		i := c.args.levelIndex(typ)
+		if native && i == len(levels)-1 {
+			out = append(out, scope{label: typ, top: typ})
+			return 1
+		}
+		cands := c.candidatesLocked(typ, shapes, req, hosts, ever)
+		out = append(out, cands...)
+		return len(cands)
+	}
+	switch {
+	case req.Required != "":
+		if add(req.Required) == 0 {
+			pe := &PlaceError{Reason: fmt.Sprintf("no %s can hold the gang now", req.Required)}
+			if len(c.candidatesLocked(req.Required, shapes, req, hosts, true)) == 0 {
+				pe.Reason = fmt.Sprintf("no %s can ever hold the gang (not even empty)", req.Required)
+				pe.Unresolvable = true
+			}
+			return nil, pe
+		}
+	case req.Preferred != "":
+		for i := c.args.levelIndex(req.Preferred); i >= 0; i-- {
+			add(levels[i].Type)
+		}
+		out = append(out, scope{})
+	default:
+		out = append(out, scope{})
+	}
+	return out, nil
+}
+
+// candidatesLocked returns the vertices of a level that could hold the
+// gang (by the free, or with ever the total, whole vertices of their up
+// nodes, zone by zone), tightest first, at most maxScopes.
+func (c *Cluster) candidatesLocked(typ string, shapes []Shape, req Request, hosts []string, ever bool) []scope {
+	depth := c.args.levelIndex(typ)
+	allowed := func(string) bool { return true }
+	if hosts != nil {
+		hs := sets.New(hosts...)
+		allowed = func(n string) bool { return hs.Has(n) }
+	}
+	type cand struct {
+		lv    *levelVertex
+		hosts []string
+		fit   []int64 // per shape: pods that fit
+		spare int64   // free cores beyond the gang's, for the tightest fit
+	}
+	byVertex := map[string]*cand{}
+	var order []*cand
+	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
+		ns := c.nodes[name]
+		lv := ns.levels[depth]
+		if lv.typ != typ || !allowed(name) || (!ever && !ns.up) || (req.NUMA && !ns.nrt) {
+			continue
+		}
+		cd := byVertex[lv.path]
+		if cd == nil {
+			cd = &cand{lv: lv, fit: make([]int64, len(shapes))}
+			byVertex[lv.path] = cd
+			order = append(order, cd)
+		}
+		cd.hosts = append(cd.hosts, name)
+		nodeFit := make([]int64, len(shapes))
+		for z, zu := range ns.zones {
+			free := zu
+			if !ever {
+				free = zu.minus(ns.zoneUsed(z))
+			}
+			cd.spare += free.Core
+			for si, s := range shapes {
+				nodeFit[si] += free.times(s.Demand)
+			}
+		}
+		for si := range shapes {
+			if !req.Pack {
+				nodeFit[si] = min(nodeFit[si], 1) // spread: one pod of a shape per node
+			}
+			cd.fit[si] += nodeFit[si]
+		}
+	}
+	var out []*cand
+	for _, cd := range order {
+		ok := true
+		for si, s := range shapes {
+			if cd.fit[si] < int64(len(s.Pods)) {
+				ok = false
+			}
+			cd.spare -= int64(len(s.Pods)) * s.Demand.Core
+		}
+		if ok {
+			out = append(out, cd)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].spare < out[j].spare })
+	var scopes []scope
+	for _, cd := range out[:min(len(out), maxScopes)] {
+		scopes = append(scopes, scope{label: typ + " " + cd.lv.name, hosts: cd.hosts})
+	}
+	return scopes
+}
+
+// zoneUsed counts what our pods and others' hold in zone z.
+func (ns *nodeState) zoneUsed(z int) units {
+	var u units
+	for l := range ns.held {
+		if ns.zoneOf(l.Type, l.ID) == z {
+			u.addType(l.Type, 1)
+		}
+	}
+	for _, l := range ns.ext {
+		if ns.zoneOf(l.Type, l.ID) == z {
+			u.addType(l.Type, 1)
+		}
+	}
+	return u
+}
+
+// form is the Form of a shape in a scope.
+func (sc scope) form(req Request, hosts []string, dur int64) Form {
+	f := Form{Top: sc.top, Pack: req.Pack, NUMA: req.NUMA, Hosts: hosts, Duration: dur}
+	if sc.hosts != nil {
+		f.Hosts = sc.hosts // already within the gang's hosts
+	}
+	if f.Hosts != nil && len(f.Hosts) == 0 {
+		// a hostlist constraint cannot be empty: name no existing node
+		f.Hosts = []string{"gofluxion-no-eligible-node"}
+	}
+	return f
+}
+
+// tryShapesLocked matches every shape in one scope now, all or nothing.
+func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts []string, dur, now int64) (parts [][]podPart, where string, err error) {
+	where = sc.label
 	var temps []uint64
 	release := func() {
 		for _, id := range temps {
 			_ = c.m.Cancel(id)
 		}
-		temps = nil
 	}
-	start := time.Now()
+	defer release()
+	out := make([][]podPart, len(shapes))
+	f := sc.form(req, hosts, dur)
 	for i, s := range shapes {
-		js, err := c.m.ParseJobspec(Jobspec(s, hosts))
-		if err != nil {
-			release()
-			return nil, &PlaceError{Reason: "bad jobspec: " + err.Error(), Unresolvable: true, Err: err}
-		}
-		var a *gofluxion.Allocation
+		js := f.Jobspec(s.Demand, len(s.Pods))
+		var res *MatchResult
+		var err error
 		if len(shapes) == 1 {
-			a, err = c.m.Match(gofluxion.WithoutAllocating, js, 0)
+			res, err = c.m.Match(gofluxion.WithoutAllocating, js, 0, now)
 		} else {
-			a, err = c.m.MatchWithID(gofluxion.Allocate, js, tempBase+uint64(i), 0)
+			res, err = c.m.Match(gofluxion.Allocate, js, tempBase+uint64(i), now)
 			if err == nil {
 				temps = append(temps, tempBase+uint64(i))
 			}
 		}
 		if err != nil {
-			pe := &PlaceError{Reason: err.Error(), Err: err, Unresolvable: errors.Is(err, gofluxion.ErrUnsatisfiable)}
-			if exp, xerr := c.m.Explain(js, 0); xerr == nil {
-				if r := exp.Reason(); r != "" {
-					pe.Reason = r
-				}
-				pe.Unresolvable = pe.Unresolvable || !exp.Satisfiable
+			pe := c.explainLocked(js, now, req, err)
+			if sc.label != "" && sc.top == "" {
+				pe.Reason = sc.label + ": " + pe.Reason
 			}
 			if len(shapes) > 1 {
 				pe.Reason = fmt.Sprintf("shape %d of %d (%d pods with %v): %s", i+1, len(shapes), len(s.Pods), s.Demand, pe.Reason)
 			}
-			release()
-			return nil, pe
+			return nil, "", pe
 		}
-		all, err := a.Render("jgf")
+		sel, err := res.selection()
 		if err != nil {
-			release()
-			return nil, err
+			return nil, "", err
 		}
-		parts, sums, err := splitShape([]byte(all), s.Demand, len(s.Pods))
+		parts, err := splitMatch(sel, s.Demand, len(s.Pods))
 		if err != nil {
-			release()
-			return nil, err
+			return nil, "", err
 		}
-		got = append(got, picked{parts, sums})
+		out[i] = parts
+		if sc.top != "" && i == 0 {
+			where = describeWhere(sel, c.args)
+		}
 	}
-	took := time.Since(start)
-	c.lastMatch = took
-	release()
-	c.nextGID++
-	g := &gang{id: key + "#" + strconv.Itoa(c.nextGID), key: key, permitted: sets.New[types.UID](), created: c.now()}
-	pl := &Placement{GangID: g.id, Nodes: map[types.UID]string{}, Took: took}
-	var done []*podState
-	for si, s := range shapes {
-		for i, p := range s.Pods {
-			job := c.nextJob
-			ua, err := c.m.Update(job, got[si].parts[i])
-			if err == nil {
-				var r string
-				if r, err = ua.Render(c.args.RFormat); err == nil {
-					c.nextJob++
-					sum := got[si].sums[i]
-					ps := &podState{uid: p.UID, ns: p.Namespace, name: p.Name, node: sum.Node, job: job, r: r, leaves: sum.Leaves, gang: g, pod: p}
-					c.pods[p.UID] = ps
-					ns := c.nodes[ps.node]
-					for _, l := range ps.leaves {
-						ns.held[l] = p.UID
-					}
-					g.members = append(g.members, p.UID)
-					pl.Nodes[p.UID] = ps.node
-					done = append(done, ps)
-					continue
+	return out, where, nil
+}
+
+// explainLocked turns a failed match into a PlaceError with gofluxion's
+// explanation (the NUMA level every jobspec names is left out unless the
+// gang asked for it).
+func (c *Cluster) explainLocked(js []byte, now int64, req Request, err error) *PlaceError {
+	pe := &PlaceError{Reason: err.Error(), Err: err, Unresolvable: errors.Is(err, gofluxion.ErrUnsatisfiable)}
+	if reason, sat, xerr := c.m.Explain(js, now); xerr == nil {
+		if reason != "" {
+			pe.Reason = reason
+		}
+		pe.Unresolvable = pe.Unresolvable || !sat
+	}
+	if !req.NUMA {
+		pe.Reason = strings.Replace(pe.Reason, " 1 numa, ", " ", 1)
+	}
+	return pe
+}
+
+// mayReserveLocked decides whether a gang gets a reservation: while fewer
+// than ReservationDepth are held, or by taking the place of a later gang.
+func (c *Cluster) mayReserveLocked(r *reservation) bool {
+	depth := c.args.ReservationDepth
+	if depth < 1 {
+		return false
+	}
+	if len(c.resv) < depth {
+		return true
+	}
+	var worst *reservation
+	for _, o := range c.resv {
+		if worst == nil || worst.before(o) {
+			worst = o
+		}
+	}
+	if !r.before(worst) {
+		return false
+	}
+	c.cancelResvLocked(worst)
+	delete(c.resv, worst.key)
+	return true
+}
+
+// reserveLocked books r at the earliest time it fits (Fluxion's
+// allocate-or-else-reserve) in the scopes its request allows: for a
+// required level the vertex where it fits first, otherwise anywhere.
+func (c *Cluster) reserveLocked(r *reservation, now int64) error {
+	shapes := []Shape{r.shape}
+	var sc scope
+	if r.req.Required != "" {
+		scopes, pe := c.scopesLocked(shapes, r.req, r.hosts, true)
+		if pe != nil {
+			return pe
+		}
+		sc = scopes[0]
+		if len(scopes) > 1 {
+			best := int64(-1)
+			for _, s := range scopes {
+				js := s.form(r.req, r.hosts, r.dur).Jobspec(r.shape.Demand, len(r.shape.Pods))
+				res, err := c.m.Match(gofluxion.WithoutAllocatingFuture, js, 0, now)
+				if err == nil && (best < 0 || res.Start < best) {
+					best, sc = res.Start, s
 				}
 			}
-			for _, ps := range done {
-				c.dropPodLocked(ps)
-			}
-			return nil, fmt.Errorf("booking pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 	}
-	c.gangs[g.id] = g
-	return pl, nil
+	js := sc.form(r.req, r.hosts, r.dur).Jobspec(r.shape.Demand, len(r.shape.Pods))
+	id := c.nextRes
+	res, err := c.m.Match(gofluxion.AllocateOrElseReserve, js, id, now)
+	if err != nil {
+		return err
+	}
+	c.nextRes++
+	r.job, r.at = id, res.Start
+	sel, err := res.selection()
+	if err != nil {
+		return err
+	}
+	r.where = describeWhere(sel, c.args)
+	if sc.label != "" && sc.top == "" {
+		r.where = sc.label
+	}
+	return nil
+}
+
+// reserveInOrderLocked reserves r before the reservations of the gangs
+// that come after it in the queue (those are made again after it).
+func (c *Cluster) reserveInOrderLocked(r *reservation, now int64) error {
+	var later []*reservation
+	for _, o := range c.resv {
+		if r.before(o) {
+			later = append(later, o)
+			c.cancelResvLocked(o)
+		}
+	}
+	sort.Slice(later, func(i, j int) bool { return later[i].before(later[j]) })
+	err := c.reserveLocked(r, now)
+	if err == nil {
+		c.resv[r.key] = r
+	}
+	for _, o := range later {
+		if oerr := c.reserveLocked(o, now); oerr != nil {
+			c.log.V(2).Info("reservation dropped", "gang", o.key, "err", oerr)
+			delete(c.resv, o.key)
+		}
+	}
+	return err
+}
+
+// describeWhere names where a selection lies: the innermost level vertex
+// holding all its nodes ("rack r3"), else its nodes.
+func describeWhere(sel []Selected, a *Args) string {
+	var paths [][]string
+	var names []string
+	for _, v := range sel {
+		if v.Type == "node" {
+			paths = append(paths, strings.Split(strings.TrimPrefix(v.Path, clusterPath+"/"), "/"))
+			names = append(names, v.Name)
+		}
+	}
+	if len(paths) == 0 {
+		return "no node"
+	}
+	common := len(paths[0]) - 1
+	for _, p := range paths[1:] {
+		k := 0
+		for k < common && k < len(p)-1 && p[k] == paths[0][k] {
+			k++
+		}
+		common = k
+	}
+	if common > 0 && common <= len(a.Topology.Levels) && paths[0][common-1] != unlabelledName {
+		return a.Topology.Levels[common-1].Type + " " + paths[0][common-1]
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	switch {
+	case len(names) > 4:
+		return fmt.Sprintf("%d nodes (%s, …)", len(names), strings.Join(names[:4], ", "))
+	case len(names) > 1:
+		return "nodes " + strings.Join(names, ", ")
+	}
+	return "node " + names[0]
+}
+
+func (c *Cluster) cancelResvLocked(r *reservation) {
+	if r.job != 0 {
+		if err := c.m.Cancel(r.job); err != nil {
+			c.log.Error(err, "cancel failed", "job", r.job)
+		}
+		r.job = 0
+	}
+}
+
+// dropReservationsLocked gives every reservation back (to be recomputed
+// before the next match).
+func (c *Cluster) dropReservationsLocked() {
+	for _, r := range c.resv {
+		c.cancelResvLocked(r)
+	}
+	if len(c.resv) > 0 {
+		c.dirty = true
+	}
+}
+
+// recomputeLocked makes every reservation again, in queue order: after
+// pods ended or nodes changed they may start earlier (or elsewhere).
+func (c *Cluster) recomputeLocked(now int64) {
+	c.dirty = false
+	rs := slices.Collect(maps.Values(c.resv))
+	sort.Slice(rs, func(i, j int) bool { return rs[i].before(rs[j]) })
+	for _, r := range rs {
+		c.cancelResvLocked(r)
+	}
+	for _, r := range rs {
+		if err := c.reserveLocked(r, now); err != nil {
+			c.log.V(2).Info("reservation dropped", "gang", r.key, "err", err)
+			delete(c.resv, r.key)
+		}
+	}
+}
+
+// expireLocked books the pods that outlived their duration until the end
+// of time (they still hold their resources); reservations that counted on
+// them ending are recomputed.
+func (c *Cluster) expireLocked(now int64) {
+	if c.nextEnd == 0 || now < c.nextEnd {
+		return
+	}
+	var late []*podState
+	c.nextEnd = 0
+	for _, ps := range c.pods {
+		switch {
+		case ps.end == 0:
+		case ps.end <= now:
+			late = append(late, ps)
+		case c.nextEnd == 0 || ps.end < c.nextEnd:
+			c.nextEnd = ps.end
+		}
+	}
+	if len(late) == 0 {
+		return
+	}
+	sort.Slice(late, func(i, j int) bool { return late[i].job < late[j].job })
+	c.dropReservationsLocked()
+	for _, ps := range late {
+		ns := c.nodes[ps.node]
+		if ns == nil {
+			continue
+		}
+		_ = c.m.Cancel(ps.job)
+		ps.end = 0
+		if err := c.bookPodLocked(ns, ps); err != nil {
+			c.log.Error(err, "cannot extend the booking of a pod past its end", "pod", klog.KRef(ps.ns, ps.name))
+		}
+	}
+	c.log.V(2).Info("pods past their duration booked until they end", "pods", len(late))
+}
+
+// Reservation reports the reservation a gang holds.
+func (c *Cluster) Reservation(key string) (at time.Time, where string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.resv[key]
+	if r == nil || r.job == 0 {
+		return time.Time{}, "", false
+	}
+	return time.Unix(r.at, 0).UTC(), r.where, true
+}
+
+// ForgetGang drops a gang's reservation (its pods are gone).
+func (c *Cluster) ForgetGang(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.resv[key]; r != nil {
+		c.cancelResvLocked(r)
+		delete(c.resv, key)
+		c.dirty = true
+	}
+	delete(c.waiting, key)
 }
 
 // Assignment returns the node a placed pod is pinned to.
@@ -772,6 +1552,7 @@ func (c *Cluster) Cancel(uid types.UID) []types.UID {
 	if ps == nil || ps.bound {
 		return nil
 	}
+	c.dirty = true
 	if ps.gang != nil && !ps.gang.allowed {
 		return c.cancelGangLocked(ps.gang)
 	}
@@ -797,7 +1578,8 @@ func (c *Cluster) Sweep(age time.Duration) []types.UID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []types.UID
-	for _, g := range c.gangs {
+	for _, id := range slices.Sorted(maps.Keys(c.gangs)) {
+		g := c.gangs[id]
 		if !g.allowed && c.now().Sub(g.created) > age {
 			out = append(out, c.cancelGangLocked(g)...)
 		}
@@ -813,7 +1595,11 @@ func (c *Cluster) Annotations(uid types.UID) (map[string]string, error) {
 	if ps == nil {
 		return nil, fmt.Errorf("pod %s has no allocation", uid)
 	}
-	return map[string]string{AnnotationJobID: strconv.FormatUint(ps.job, 10), AnnotationR: encodeR(ps.r)}, nil
+	ann := map[string]string{AnnotationJobID: strconv.FormatUint(ps.job, 10), AnnotationR: encodeR(ps.r)}
+	if ps.end != 0 {
+		ann[AnnotationEnd] = time.Unix(ps.end, 0).UTC().Format(time.RFC3339)
+	}
+	return ann, nil
 }
 
 // Bound records that a placed pod was bound.
@@ -836,8 +1622,8 @@ func (c *Cluster) markBoundLocked(ps *podState) {
 	}
 }
 
-// GroupCounts reports, for a gang key, how many live pods we hold bound
-// and how many are placed and on their way.
+// GroupCounts reports, for a gang's pods, how many we hold bound and how
+// many are placed and on their way.
 func (c *Cluster) GroupCounts(members []*v1.Pod) (bound, inflight int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -857,6 +1643,7 @@ func (c *Cluster) GroupCounts(members []*v1.Pod) (bound, inflight int) {
 type Stats struct {
 	Nodes, Up, OurPods, Foreign, Gangs int
 	Jobs                               int
+	Reservations, Vertices             int
 	// LastMatch is the time the last successful Place spent matching.
 	LastMatch time.Duration
 }
@@ -865,7 +1652,8 @@ type Stats struct {
 func (c *Cluster) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Stats{Nodes: len(c.nodes), OurPods: len(c.pods), Foreign: len(c.foreign), Gangs: len(c.gangs), Jobs: c.m.Stat().Jobs, LastMatch: c.lastMatch}
+	s := Stats{Nodes: len(c.nodes), OurPods: len(c.pods), Foreign: len(c.foreign), Gangs: len(c.gangs),
+		Jobs: c.m.Jobs(), Reservations: len(c.resv), Vertices: c.m.Vertices(), LastMatch: c.lastMatch}
 	for _, ns := range c.nodes {
 		if ns.up {
 			s.Up++
@@ -882,21 +1670,22 @@ func (c *Cluster) Free(node string) (units, bool) {
 	if ns == nil {
 		return units{}, false
 	}
-	f := ns.cap
-	for l := range ns.held {
-		switch l.Type {
-		case "core":
-			f.Core--
-		case "gpu":
-			f.GPU--
-		default:
-			f.Mem--
-		}
+	f := ns.cap()
+	for z := range ns.zones {
+		f = f.minus(ns.zoneUsed(z))
 	}
-	f.Core -= ns.extUnits.Core
-	f.GPU -= ns.extUnits.GPU
-	f.Mem -= ns.extUnits.Mem
 	return f, true
+}
+
+// NodePath reports where a node sits in the graph.
+func (c *Cluster) NodePath(node string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ns := c.nodes[node]
+	if ns == nil {
+		return "", false
+	}
+	return ns.path, true
 }
 
 // encodeR / decodeR: Rs beyond 128 KiB are stored gzip+base64 (prefix

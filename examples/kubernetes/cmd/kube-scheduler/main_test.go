@@ -67,3 +67,37 @@ func TestDeployConfigs(t *testing.T) {
 		}
 	}
 }
+
+// deploy/kustomization.yaml lists files that exist, and its image
+// override names the image the Deployment uses.
+func TestKustomization(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/kustomization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		APIVersion string   `json:"apiVersion"`
+		Kind       string   `json:"kind"`
+		Resources  []string `json:"resources"`
+		Images     []struct {
+			Name, NewName, NewTag string
+		} `json:"images"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &k); err != nil {
+		t.Fatal(err)
+	}
+	if k.Kind != "Kustomization" || len(k.Resources) == 0 || len(k.Images) != 1 {
+		t.Fatalf("%+v", k)
+	}
+	var all string
+	for _, r := range k.Resources {
+		b, err := os.ReadFile("../../deploy/" + r)
+		if err != nil {
+			t.Fatalf("resource %s: %v", r, err)
+		}
+		all += string(b)
+	}
+	if !strings.Contains(all, "image: "+k.Images[0].Name+":") {
+		t.Errorf("no image %s in %v", k.Images[0].Name, k.Resources)
+	}
+}
