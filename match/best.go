@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/introsort"
 	"github.com/gofluxion/gofluxion/policy"
 )
 
@@ -15,7 +16,9 @@ import (
 // best. For policies whose sibling scores follow a static per-vertex key
 // (policy.Keyed: the id-scored policies), when the keys of all siblings of
 // one type are distinct, the sorted order of any subset of them is known in
-// advance, whatever the introsort does. The best-first walk then visits the
+// advance, whatever the introsort does; so it is when they are not but
+// there are at most 16 of them, which the introsort sorts stably (ties in
+// position order). The best-first walk then visits the
 // children of a type in that order and stops as soon as the choice the
 // reference would make is certain: the count function no longer grows
 // (the qualified units reach the request's maximum) and the chosen prefix
@@ -35,10 +38,13 @@ const maxKeyID = policy.MaxKeyID
 // kidOrder is the best-first order of a vertex's dominant children,
 // grouped by type.
 type kidOrder struct {
-	gen  uint64
-	ok   bool    // keys are usable and distinct within every type
-	kids []int32 // positions in g.Out(u): per run, preferred first
-	runs []kidRun
+	gen uint64
+	// ok: keys are usable, and distinct within every type or the run of
+	// that type is short enough to be sorted stably (see order); distinct:
+	// keys are distinct within every type.
+	ok, distinct bool
+	kids         []int32 // positions in g.Out(u): per run, preferred first
+	runs         []kidRun
 	// rest[i] is the total size of kids[i:] within its run: no more
 	// units than that can still qualify.
 	rest []int64
@@ -143,7 +149,7 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 	}
 	k := &b.korders[0]
 	b.korders = b.korders[1:]
-	*k = kidOrder{gen: b.gen, ok: true}
+	*k = kidOrder{gen: b.gen, ok: true, distinct: true}
 	out := m.g.Out(u)
 	n := 0
 	for _, h := range out {
@@ -194,7 +200,7 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 		t := m.g.V(out[p].Other).Type
 		if i > 0 && t == last {
 			if keys[kids[i-1]] == keys[p] {
-				k.ok = false
+				k.distinct = false
 			}
 			continue
 		}
@@ -209,6 +215,17 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			continue
 		}
 		k.runs = append(k.runs, kidRun{t: t, lo: int32(i), hi: int32(i + 1)})
+	}
+	if !k.distinct {
+		// Equal keys: the reference's candidate list of a type holds at
+		// most the run's children, and introsort sorts lists of up to
+		// introsort.Threshold elements stably (insertion sort only), so
+		// ties then fall in position order, as in the best-first order.
+		for _, r := range k.runs {
+			if r.hi-r.lo > introsort.Threshold {
+				k.ok = false
+			}
+		}
 	}
 	k.rest = k.rest[:len(kids)]
 	for _, r := range k.runs {
@@ -363,7 +380,7 @@ func (m *Matcher) exploreSlotBest(u graph.VertexID, shape []*req, pristine bool,
 		return 0, false
 	}
 	k := m.order(u)
-	if !k.ok {
+	if !k.ok || !k.distinct {
 		return 0, false
 	}
 	m.witnessOther(k, shape)

@@ -348,6 +348,8 @@ func (m *Matcher) shapeHash(u graph.VertexID) uint64 {
 		if e.Subsystem == m.dom {
 			mix(int64(l.class[w]))
 			mix(g.V(w).ID)
+			k, _ := m.best.keyed.Key(g, w)
+			mix(k)
 		}
 	}
 	return h
@@ -396,11 +398,19 @@ func (m *Matcher) sameShape(u, r graph.VertexID) bool {
 		if x.Subsystem != y.Subsystem || g.V(x.Other).Type != g.V(y.Other).Type {
 			return false
 		}
-		if x.Subsystem == m.dom && (l.class[x.Other] != l.class[y.Other] || g.V(x.Other).ID != g.V(y.Other).ID) {
+		if x.Subsystem == m.dom && (l.class[x.Other] != l.class[y.Other] || g.V(x.Other).ID != g.V(y.Other).ID || !m.sameKey(x.Other, y.Other)) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameKey reports whether the policy keys of a and b (which their scores
+// follow) are equal.
+func (m *Matcher) sameKey(a, b graph.VertexID) bool {
+	ka, oa := m.best.keyed.Key(m.g, a)
+	kb, ob := m.best.keyed.Key(m.g, b)
+	return ka == kb && oa == ob
 }
 
 // memoVisit walks u by replaying a recording of its class, recording one

@@ -2,9 +2,12 @@ package introsort
 
 import "math/bits"
 
-// threshold is libstdc++'s _S_threshold: ranges of at most this many
-// elements are left to the final insertion sort.
-const threshold = 16
+// Threshold is libstdc++'s _S_threshold: ranges of at most this many
+// elements are left to the final insertion sort, so slices of at most
+// Threshold elements are sorted stably.
+const Threshold = 16
+
+const threshold = Threshold
 
 // Sort sorts a in place with the exact element movements of GNU libstdc++
 // std::sort (introsort), using less as the comparator comp(a, b).
