@@ -159,29 +159,41 @@ func BenchmarkMatchNodeExclusive(b *testing.B) {
 	}
 }
 
-// BenchmarkMatchEarlyLate runs one whole jobspec-A stream per iteration
-// and reports the median latency of the first and of the last 10% of its
-// matches (over all iterations): first on 1024×32 (8192 jobs), and high and
-// low on 256×32 (4096 jobs), whose BenchmarkMatch figures at the default
-// benchtime only cover the beginning of a stream.
+// BenchmarkMatchEarlyLate runs one whole stream per iteration and reports
+// the median latency of the first and of the last 10% of its matches (over
+// all iterations): jobspec A with first on 1024×32 (8192 jobs), and high
+// and low on 256×32 (4096 jobs), whose BenchmarkMatch figures at the
+// default benchtime only cover the beginning of a stream; and, with /x,
+// whole-node streams (jobspec B) on 4096×64 that fill the cluster: the
+// last matches pass over the nodes already taken.
 func BenchmarkMatchEarlyLate(b *testing.B) {
 	for _, c := range []struct {
 		policy string
 		size   Size
-	}{{"first", Size1024x32}, {"high", Size256x32}, {"low", Size256x32}} {
-		b.Run(c.policy+"/"+c.size.String(), func(b *testing.B) {
-			benchEarlyLate(b, c.policy, c.size)
+		excl   bool
+	}{{"first", Size1024x32, false}, {"high", Size256x32, false}, {"low", Size256x32, false},
+		{"high", Size4096x64, true}, {"lonode", Size4096x64, true}, {"hinodex", Size4096x64, true}} {
+		name := c.policy + "/" + c.size.String()
+		if c.excl {
+			name += "/x"
+		}
+		b.Run(name, func(b *testing.B) {
+			benchEarlyLate(b, c.policy, c.size, c.excl)
 		})
 	}
 }
 
-func benchEarlyLate(b *testing.B, policy string, s Size) {
+func benchEarlyLate(b *testing.B, policy string, s Size, excl bool) {
 	g := loadGraph(b, s)
 	js, err := JobspecCore(g)
+	jobs := min(s.Jobs, s.Nodes*s.Cores)
+	if excl {
+		js, err = JobspecNodeExclusive(g, s.Cores)
+		jobs = s.Nodes
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
-	jobs := min(s.Jobs, s.Nodes*s.Cores)
 	tenth := jobs / 10
 	var early, late []time.Duration
 	lat := make([]time.Duration, 0, jobs)

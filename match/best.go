@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/introsort"
 	"github.com/gofluxion/gofluxion/policy"
 )
 
@@ -15,7 +16,9 @@ import (
 // best. For policies whose sibling scores follow a static per-vertex key
 // (policy.Keyed: the id-scored policies), when the keys of all siblings of
 // one type are distinct, the sorted order of any subset of them is known in
-// advance, whatever the introsort does. The best-first walk then visits the
+// advance, whatever the introsort does; so it is when they are not but
+// there are at most 16 of them, which the introsort sorts stably (ties in
+// position order). The best-first walk then visits the
 // children of a type in that order and stops as soon as the choice the
 // reference would make is certain: the count function no longer grows
 // (the qualified units reach the request's maximum) and the chosen prefix
@@ -35,13 +38,17 @@ const maxKeyID = policy.MaxKeyID
 // kidOrder is the best-first order of a vertex's dominant children,
 // grouped by type.
 type kidOrder struct {
-	gen  uint64
-	ok   bool    // keys are usable and distinct within every type
-	kids []int32 // positions in g.Out(u): per run, preferred first
-	runs []kidRun
+	gen uint64
+	// ok: keys are usable, and distinct within every type or the run of
+	// that type is short enough to be sorted stably (see order); distinct:
+	// keys are distinct within every type.
+	ok, distinct bool
+	kids         []int32 // positions in g.Out(u): per run, preferred first
+	runs         []kidRun
 	// rest[i] is the total size of kids[i:] within its run: no more
 	// units than that can still qualify.
 	rest []int64
+	skip *skipList // links over kids (skip.go)
 }
 
 type kidRun struct {
@@ -61,12 +68,13 @@ func (k *kidOrder) run(t graph.TypeID) (kidRun, bool) {
 // bestState is the per-scratch cache of the best-first walk.
 type bestState struct {
 	keyed   policy.Keyed
-	greater bool // the policy prefers higher keys
-	slotsOK bool // slot scores order like vertex scores
-	flatOK  bool // the root chooses in vertex order (not locality's runs)
+	shifted policy.Shifted // nil: no replay of untouched subtrees
+	greater bool           // the policy prefers higher keys
+	slotsOK bool           // slot scores order like vertex scores
+	flatOK  bool           // the root chooses in vertex order (not locality's runs)
 	flats   []*flatOrder
 	// cleanGraph: no vertex id makes a policy callback fail (ids in
-	// [-1, maxKeyID)).
+	// [-1, maxKeyID)), and no walk goes deeper than graph.MaxDepth.
 	cleanGraph bool
 	gen        uint64
 	tree       bool // every vertex has at most one dominant in-edge
@@ -104,6 +112,7 @@ func (m *Matcher) initBest() {
 	b.gen = m.g.Gen()
 	b.orders = b.orders[:0]
 	b.keyed, _ = m.pol.(policy.Keyed)
+	b.shifted, _ = m.pol.(policy.Shifted)
 	b.greater = m.pol.VertexOrder() == policy.Greater
 	b.slotsOK = m.pol.SlotOrder() == m.pol.VertexOrder()
 	b.flatOK = m.pol.GraphOrder(nil) == m.pol.VertexOrder()
@@ -116,6 +125,11 @@ func (m *Matcher) initBest() {
 		}
 	}
 	b.tree = m.domTree()
+	if m.g.Depth(m.dom) >= graph.MaxDepth {
+		// The reference fails there with EINVAL and a message, which
+		// the best-first walk may not reach.
+		b.cleanGraph = false
+	}
 }
 
 // order returns u's best-first child order, building it on first use.
@@ -135,7 +149,7 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 	}
 	k := &b.korders[0]
 	b.korders = b.korders[1:]
-	*k = kidOrder{gen: b.gen, ok: true}
+	*k = kidOrder{gen: b.gen, ok: true, distinct: true}
 	out := m.g.Out(u)
 	n := 0
 	for _, h := range out {
@@ -159,13 +173,26 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			k.kids = append(k.kids, int32(i))
 		}
 	}
-	// Insertion sort by (type, preference): sibling lists are short, and
-	// this needs no closure.
+	// Sort by (type, preference, position), a total order: insertion
+	// sort for the usual short sibling lists, a library sort for the
+	// long ones (the root's thousands of nodes).
 	kids := k.kids
-	for i := 1; i < len(kids); i++ {
-		for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
-			kids[j], kids[j-1] = kids[j-1], kids[j]
+	if len(kids) <= 32 {
+		for i := 1; i < len(kids); i++ {
+			for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
+				kids[j], kids[j-1] = kids[j-1], kids[j]
+			}
 		}
+	} else {
+		slices.SortFunc(kids, func(a, c int32) int {
+			switch {
+			case m.kidBefore(out, keys, a, c):
+				return -1
+			case m.kidBefore(out, keys, c, a):
+				return 1
+			}
+			return 0
+		})
 	}
 	var last graph.TypeID = -1
 	nr := 0
@@ -173,7 +200,7 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 		t := m.g.V(out[p].Other).Type
 		if i > 0 && t == last {
 			if keys[kids[i-1]] == keys[p] {
-				k.ok = false
+				k.distinct = false
 			}
 			continue
 		}
@@ -188,6 +215,17 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			continue
 		}
 		k.runs = append(k.runs, kidRun{t: t, lo: int32(i), hi: int32(i + 1)})
+	}
+	if !k.distinct {
+		// Equal keys: the reference's candidate list of a type holds at
+		// most the run's children, and introsort sorts lists of up to
+		// introsort.Threshold elements stably (insertion sort only), so
+		// ties then fall in position order, as in the best-first order.
+		for _, r := range k.runs {
+			if r.hi-r.lo > introsort.Threshold {
+				k.ok = false
+			}
+		}
 	}
 	k.rest = k.rest[:len(kids)]
 	for _, r := range k.runs {
@@ -212,6 +250,28 @@ func (m *Matcher) kidBefore(out []graph.Half, keys []int64, a, c int32) bool {
 		return (keys[a] > keys[c]) == m.best.greater
 	}
 	return a < c
+}
+
+// witnessOther sets the errno the reference walk sets below u when u has a
+// dominant child of a type no request names: the reference tests every
+// child, and such a child fails there (not pristine, no match) with
+// EBUSY. The best-first walk does not visit it, but keeps the errno
+// exact, so that a selection whose update then finds nothing to book need
+// not be run again for its errno (run).
+func (m *Matcher) witnessOther(k *kidOrder, resources []*req) {
+	for _, r := range k.runs {
+		named := false
+		for _, q := range resources {
+			if q.typ == r.t {
+				named = true
+				break
+			}
+		}
+		if !named {
+			m.errno = EBUSY
+			return
+		}
+	}
 }
 
 // carve returns an empty slice with room for n elements from *chunk,
@@ -256,6 +316,7 @@ func (m *Matcher) exploreBest(u graph.VertexID, resources []*req, excl bool, dfu
 	if !k.ok {
 		return 0, false
 	}
+	m.witnessOther(k, resources)
 	out := m.g.Out(u)
 	sub := m.subs[0]
 	ok := false
@@ -266,13 +327,29 @@ func (m *Matcher) exploreBest(u graph.VertexID, resources []*req, excl bool, dfu
 		}
 		limit := countLimit(r)
 		q := int64(0)
+		sl := m.skips(&k.skip, len(k.kids))
 		for i := run.lo; i < run.hi; i++ {
+			if sl != nil {
+				if j := sl.find(i, m.cur.at); j != i {
+					// Full candidates fail pruning, with EBUSY.
+					m.errno = EBUSY
+					if i = j; i >= run.hi {
+						break
+					}
+				}
+			}
 			if q >= limit || q+k.rest[i] < int64(r.count.Min) {
 				// Enough, or never enough: calc_count is now final.
 				break
 			}
 			h := out[k.kids[i]]
-			if !m.white(0, h.Other) || m.busyChild(h.Other, resources, excl) {
+			if !m.white(0, h.Other) {
+				continue
+			}
+			if m.busyChild(h.Other, resources, excl) {
+				if sl != nil {
+					m.markFull(sl, i, h.Other, m.cur.at)
+				}
 				continue
 			}
 			x := excl
@@ -303,9 +380,10 @@ func (m *Matcher) exploreSlotBest(u graph.VertexID, shape []*req, pristine bool,
 		return 0, false
 	}
 	k := m.order(u)
-	if !k.ok {
+	if !k.ok || !k.distinct {
 		return 0, false
 	}
+	m.witnessOther(k, shape)
 	out := m.g.Out(u)
 	sub := m.subs[0]
 	ok, whole := false, false
@@ -390,6 +468,7 @@ type flatOrder struct {
 	types []graph.TypeID // the request types, in request order
 	ok    bool
 	cands [][]flatCand // per request type, preferred first
+	skip  []*skipList  // per request type
 }
 
 type flatCand struct {
@@ -439,6 +518,7 @@ func (m *Matcher) flatFor(u graph.VertexID, resources []*req) *flatOrder {
 		f.types = append(f.types, r.typ)
 	}
 	f.cands = make([][]flatCand, len(resources))
+	f.skip = make([]*skipList, len(resources))
 	m.buildFlat(f)
 	for i := range f.cands {
 		c := f.cands[i]
@@ -552,11 +632,28 @@ func (m *Matcher) exploreFlat(u graph.VertexID, resources []*req, excl bool, dfu
 	for i, r := range resources {
 		limit := countLimit(r)
 		q := int64(0)
-		for _, c := range f.cands[i] {
+		cands := f.cands[i]
+		sl := m.skips(&f.skip[i], len(cands))
+		for ci := int32(0); int(ci) < len(cands); ci++ {
+			if sl != nil {
+				if j := sl.find(ci, m.cur.at); j != ci {
+					m.errno = EBUSY
+					if ci = j; int(ci) >= len(cands) {
+						break
+					}
+				}
+			}
+			c := cands[ci]
 			if q >= limit || q+c.rest < int64(r.count.Min) {
 				break
 			}
-			if m.busyChild(c.v, resources, excl) || !m.openPath(u, c.v, resources, excl) {
+			if m.busyChild(c.v, resources, excl) {
+				if sl != nil {
+					m.markFull(sl, ci, c.v, m.cur.at)
+				}
+				continue
+			}
+			if !m.openPath(u, c.v, resources, excl) {
 				continue
 			}
 			x := excl
@@ -667,9 +764,9 @@ func (m *Matcher) closePath() {
 }
 
 // domParentOf returns v's parent in the dominant subsystem.
-func (m *Matcher) domParentOf(v graph.VertexID) graph.VertexID {
-	for _, h := range m.g.In(v) {
-		if h.Subsystem == m.dom {
+func (s *schedule) domParentOf(v graph.VertexID) graph.VertexID {
+	for _, h := range s.g.In(v) {
+		if h.Subsystem == s.dom {
 			return h.Other
 		}
 	}

@@ -118,9 +118,11 @@ func (m *Matcher) dropSpans(v graph.VertexID, job uint64) {
 	if rec.alloc != 0 {
 		m.wplan(v).RemSpan(rec.alloc)
 		rec.alloc = 0
+		m.releases++
 	} else if rec.resv != 0 {
 		m.wplan(v).RemSpan(rec.resv)
 		rec.resv = 0
+		m.releases++
 	}
 	m.dropIfEmpty(v, job)
 }

@@ -44,8 +44,10 @@ func (m *Matcher) Clone() *Matcher {
 	}
 	pol, _ := policy.New(s.opts.Policy)
 	// The scratch state that carries over from one operation to the next
-	// (Fluxion's errno and emission level) comes along.
-	return &Matcher{schedule: c, scratch: &scratch{pol: pol, emulate: m.emulate, errno: m.errno, level: m.level}}
+	// (Fluxion's errno, emission level and visit totals: a failed first
+	// attempt leaves them for the reservation search to add to) comes
+	// along.
+	return &Matcher{schedule: c, scratch: &scratch{pol: pol, emulate: m.emulate, errno: m.errno, level: m.level, preTotal: m.preTotal, postTotal: m.postTotal}}
 }
 
 // SharesSchedule reports whether m and o share one schedule (o is m, or a

@@ -7,6 +7,7 @@ import (
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/planner"
+	"github.com/gofluxion/gofluxion/policy"
 )
 
 // allocType is what a successful match books.
@@ -526,7 +527,8 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 	order := m.pol.SlotOrder()
 	for i := 0; i < s.n; i++ {
 		l := &s.l[i]
-		s.chooseBestK(l.sub, l.typ, l.qual, order)
+		s.ws.expand(l)
+		s.chooseBestK(l.sub, l.typ, l.qual, order, false)
 	}
 	sub := m.subs[0]
 	// Count how many slots fit: per element, consecutive candidates in
@@ -594,7 +596,7 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 				eg := l.g[*cur]
 				*cur++
 				for k := eg.e0; k < eg.e0+eg.en; k++ {
-					er := m.work.erecs[k]
+					er := m.erecAt(&eg, k)
 					m.work.erecs = append(m.work.erecs, erec{count: eg.count, needs: eg.count, excl: true, edge: er.edge})
 				}
 				score += eg.score
@@ -605,6 +607,18 @@ func (m *Matcher) domSlot(u graph.VertexID, shape []*req, nslots uint32, pristin
 		dfu.add(sub, graph.TypeSlot, egroup{score: score, count: 1, excl: true, e0: e0, en: en})
 	}
 	return 0
+}
+
+// onlyType reports whether exactly one request of l has type t: its
+// candidate list is then chosen from once.
+func onlyType(l []*req, t graph.TypeID) bool {
+	n := 0
+	for _, r := range l {
+		if r.typ == t {
+			n++
+		}
+	}
+	return n == 1
 }
 
 func clampU32(n int64) uint32 {
@@ -628,7 +642,19 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 		return -1
 	}
 	m.walkDepth++
-	defer func() { m.walkDepth-- }()
+	if m.fast && m.memo.on {
+		if rc, ok := m.memoVisit(u, resources, pristine, excl, toParent); ok {
+			m.walkDepth--
+			return rc
+		}
+	}
+	rc := m.domWalk(u, resources, pristine, excl, toParent)
+	m.walkDepth--
+	return rc
+}
+
+// domWalk is domDFV at u once the depth is checked.
+func (m *Matcher) domWalk(u graph.VertexID, resources []*req, pristine bool, excl *bool, toParent *scoring) int {
 	g := m.g
 	vx := g.V(u)
 	xin := *excl || exclusivity(resources, vx.Type)
@@ -645,9 +671,20 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 		m.errno = EINVAL
 		return -1
 	}
+	if m.memo.depth > 0 {
+		m.recordOffset(u)
+	}
 	m.gray(0, u)
 	dfu := m.work.pool.get()
-	defer m.work.pool.put(dfu)
+	rc := m.domFinish(u, vx, resources, kind, next, pristine2, nslots, xin, excl, dfu, toParent)
+	m.work.pool.put(dfu)
+	return rc
+}
+
+// domFinish is the rest of domWalk: explore u's children into dfu, choose
+// and hand the result to toParent.
+func (m *Matcher) domFinish(u graph.VertexID, vx *graph.Vertex, resources []*req, kind visitKind, next []*req, pristine2 bool, nslots uint32, xin bool, excl *bool, dfu, toParent *scoring) int {
+	g := m.g
 	if kind == kindSlot {
 		m.domSlot(u, next, nslots, pristine2, dfu)
 	} else {
@@ -691,7 +728,7 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 				met = false
 				break
 			}
-			dfu.chooseBestK(m.dom, c.typ, int64(k), order)
+			dfu.chooseBestK(m.dom, c.typ, int64(k), order, onlyType(r.with, c.typ))
 		}
 	}
 	score := m.pol.Finish(g, u, met)
@@ -735,7 +772,7 @@ func (m *Matcher) enforce(si int, dfu *scoring, walkUp bool) {
 				continue
 			}
 			for k := eg.e0; k < eg.e0+eg.en; k++ {
-				er := &m.work.erecs[k]
+				er := m.erecAt(eg, k)
 				if er.edge < 0 {
 					continue
 				}
@@ -781,15 +818,22 @@ func (m *Matcher) tick() {
 	m.pre, m.post = 0, 0
 	m.work.erecs = m.work.erecs[:0]
 	m.work.stamped = m.work.stamped[:0]
+	m.memo.pend = m.memo.pend[:0]
 }
 
 // setStamp marks edge e as selected in the current tick and remembers it,
 // so the update walk visits only selected edges instead of every child.
 func (m *Matcher) setStamp(e graph.EdgeID, st stamp) {
+	if len(m.memo.pend) > 0 {
+		m.flushStamps(m.g.E(e).Dst)
+	}
 	if m.stamps[e].seq != m.seq {
 		m.work.stamped = append(m.work.stamped, srcEdge{m.g.E(e).Src, e})
 	}
 	m.stamps[e] = st
+	if m.memo.depth > 0 {
+		m.recordStamp(e)
+	}
 }
 
 // selectAt runs one selection at m.cur.at (spec traversal.md §8.6). With
@@ -825,6 +869,7 @@ func (m *Matcher) selectOnce() int {
 	if m.useBest() {
 		n, errno := m.msg.Len(), m.errno
 		m.fast, m.bestAbort = true, false
+		m.memoPrepare()
 		rc := m.selectWalk()
 		m.fast = false
 		if !m.bestAbort && (rc == 0 || (m.best.cleanGraph && m.reqc.clean)) {
@@ -864,6 +909,10 @@ func (m *Matcher) selectWalk() int {
 		return -1
 	}
 	*m.virtualEdge(m.dom) = stamp{seq: m.seq, needs: needs, excl: x}
+	if len(m.memo.pend) > 0 {
+		// The update walk enters the root through its virtual edge.
+		m.flushStamps(root)
+	}
 	return 0
 }
 
@@ -879,8 +928,13 @@ func (m *Matcher) resolveGraph(root graph.VertexID, top *scoring) (int64, bool) 
 			met = false
 			break
 		}
-		order := m.pol.GraphOrder(m.scoresOf(top, r.typ))
-		top.chooseBestK(m.dom, r.typ, int64(k), order)
+		var order policy.Order
+		if _, fixed := m.pol.(policy.FixedGraphOrder); fixed {
+			order = m.pol.GraphOrder(nil)
+		} else {
+			order = m.pol.GraphOrder(m.scoresOf(top, r.typ))
+		}
+		top.chooseBestK(m.dom, r.typ, int64(k), order, onlyType(m.cur.top, r.typ))
 	}
 	m.pol.FinishGraph()
 	if !met {
@@ -910,8 +964,15 @@ func (m *Matcher) resolveGraph(root graph.VertexID, top *scoring) (int64, bool) 
 func (m *Matcher) scoresOf(s *scoring, t graph.TypeID) []int64 {
 	out := m.work.scores[:0]
 	if l := s.find(m.dom, t); l != nil {
-		for _, eg := range l.g {
-			out = append(out, eg.score)
+		for i := range l.g {
+			eg := &l.g[i]
+			if !eg.block {
+				out = append(out, eg.score)
+				continue
+			}
+			for o := int32(0); o < eg.en; o++ {
+				out = append(out, m.memo.blockAt(eg, o).score)
+			}
 		}
 	}
 	m.work.scores = out

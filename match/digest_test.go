@@ -151,8 +151,3 @@ func weightsOf(m *Matcher) []uint64 {
 	}
 	return w
 }
-
-// Test-only reads of a planner.
-func (r rPlanner) AvailAt(t int64) (int64, error) { return r.p.AvailAt(t) }
-func (r rPlanner) NumSpans() int                  { return r.p.NumSpans() }
-func (r rPlanner) NumPoints() int                 { return r.p.NumPoints() }

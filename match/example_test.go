@@ -194,5 +194,5 @@ func ExampleMatcher_CountVisits() {
 	// Output:
 	// counted: 23 23
 	// 23 23
-	// 5 5
+	// 4 4
 }

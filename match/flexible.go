@@ -128,7 +128,7 @@ func (m *Matcher) domOrSlot(u graph.VertexID, slots []*req, nslots uint32, prist
 	order := m.pol.SlotOrder()
 	for i := 0; i < s.n; i++ {
 		l := &s.l[i]
-		s.chooseBestK(l.sub, l.typ, l.qual, order)
+		s.chooseBestK(l.sub, l.typ, l.qual, order, false)
 	}
 	sub := m.subs[0]
 	o := &orSolver{m: m, slots: slots, nslots: nslots, memo: map[string]orConfig{}}

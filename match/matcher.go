@@ -253,6 +253,10 @@ type schedule struct {
 	// cloneMu serialises Clones of one schedule (read-only queries, which
 	// may run concurrently, may clone; Clone retokens the store).
 	cloneMu sync.Mutex
+
+	// releases counts the operations that gave planner units back: the
+	// links over full candidates (skip.go) are only valid between them.
+	releases uint64
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection
@@ -300,6 +304,7 @@ type scratch struct {
 	bestHits   int64 // selections the best-first walk decided (for tests)
 	bestAbort  bool  // the best-first walk found its order wrong
 	bestUsed   bool  // a best-first selection decided in this operation
+	memo       memoState
 	// emptyUpdate: the last update walk of a match found nothing to book.
 	emptyUpdate bool
 	// ended lists the jobs the last removal ended (Ended).
@@ -321,6 +326,9 @@ func (m *Matcher) setLabel(v graph.VertexID, label string) {
 		m.labels = append(m.labels, make([]labelRec, m.g.NumVertices()-len(m.labels))...)
 	}
 	m.labels[v] = labelRec{m.seq, label}
+	if m.memo.depth > 0 {
+		m.recordLabel(v)
+	}
 }
 
 func (m *Matcher) label(v graph.VertexID) string {
@@ -650,6 +658,7 @@ func (m *Matcher) primeOnce(w *primeWalk) {
 		var top tcounts
 		m.primeVertex(si, root, &top, w)
 	}
+	m.buildFresh()
 }
 
 // tcounts is a small type→count map ordered by type id.

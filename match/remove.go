@@ -33,6 +33,7 @@ import (
 // Fluxion hangs is not known beyond that.
 func (m *Matcher) RemovePath(path string) error {
 	m.msg.Reset()
+	m.releases++ // may give units back: the links over full candidates (skip.go) go stale
 	vs := m.g.ByPath(path)
 	if len(vs) == 0 {
 		return &Error{Op: "remove", Errno: ENOENT}
@@ -90,6 +91,7 @@ func (m *Matcher) Ended() []uint64 { return m.ended }
 // nobody can cancel), and the ancestors keep their spans.
 func (m *Matcher) RemoveRanks(ranks []int64) error {
 	m.msg.Reset()
+	m.releases++ // may give units back: the links over full candidates (skip.go) go stale
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
 	m.ended = m.ended[:0]
@@ -359,6 +361,8 @@ func (m *Matcher) clearVertex(v graph.VertexID) {
 	if m.booked(v) {
 		m.clearJobs(v)
 	}
+	m.releases++
+	m.refresh(v)
 }
 
 func sortVertices(l []graph.VertexID) {

@@ -33,6 +33,9 @@ type reqCache struct {
 	// or puts a slot beside other requests, so a walk over it fails only
 	// with EBUSY and writes no message (best.go trusts its failures).
 	clean bool
+	// gen counts the trees resolved, so that what was recorded for one
+	// (memo.go) is not used for another.
+	gen uint64
 }
 
 // resolve converts a jobspec's resources to request trees and primes them.
@@ -57,6 +60,7 @@ func (m *Matcher) resolve(js *jobspec.Jobspec) *reqCache {
 		c.top = append(c.top, q)
 	}
 	c.js = js
+	c.gen++
 	m.primeReqs(c.top, &c.dfv, c)
 	c.clean = cleanReqs(c.top)
 	return c

@@ -168,7 +168,7 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 	errno := m.errno
 	m.bestUsed = false
 	rc := m.runOnce(op, js, jobid, at, w)
-	if rc != 0 && m.bestUsed && m.emptyUpdate && !m.exhaustive {
+	if rc != 0 && m.bestUsed && m.emptyUpdate && !m.exhaustive && !m.errnoKnown() {
 		m.errno = errno
 		m.msg.Reset()
 		m.exhaustive = true
@@ -176,6 +176,22 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		m.exhaustive = false
 	}
 	return rc
+}
+
+// errnoKnown reports whether, after a best-first selection whose update
+// found nothing to book, m.errno is the one the reference walk would have
+// left. Over a clean request and graph every failure in a walk sets
+// EBUSY, and the best-first walk sets it wherever the reference would
+// have had one (it visits a subset of the reference's vertices, and
+// witnessOther covers the children it skips for their type); a walk that
+// set nothing may still differ from the reference, which visits more.
+// Outside Fluxion's errno emulation an unset errno is reported as EBUSY
+// too.
+func (m *Matcher) errnoKnown() bool {
+	if !m.best.cleanGraph || !m.reqc.clean {
+		return false
+	}
+	return m.errno == EBUSY || (!m.emulate && m.errno == 0)
 }
 
 func (m *Matcher) runOnce(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {

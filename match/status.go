@@ -18,6 +18,7 @@ func (m *Matcher) SetStatus(path string, st graph.Status) error {
 			continue
 		}
 		m.wgraph().V(v).Status = st
+		m.refresh(v)
 		changed = m.collectSubtree(v, changed)
 	}
 	for _, v := range changed {
@@ -57,6 +58,7 @@ func (m *Matcher) SetRankStatus(ranks []int64, st graph.Status) {
 		v := m.rankRoot(r)
 		if m.g.V(v).Status != st {
 			m.wgraph().V(v).Status = st
+			m.refresh(v)
 			changed++
 		}
 	}

@@ -83,6 +83,7 @@ type store struct {
 	vs     []*vchunk
 	es     []*echunk
 	jx     *jobIndex
+	fresh  *freshState // per-subtree freshness counts (fresh.go)
 
 	// Unused room for new records and job lists; never shared.
 	recSlab  []vrec
@@ -107,6 +108,7 @@ func (s *store) cloneStore() store {
 		vs:    slices.Clone(s.vs),
 		es:    slices.Clone(s.es),
 		jx:    s.jx,
+		fresh: s.fresh,
 	}
 	s.token = newToken()
 	return c
@@ -140,6 +142,14 @@ func (r rPlanner) AvailDuring(t, d int64) (int64, error) { return r.p.AvailDurin
 func (r rPlanner) SpanPlanned(id int64) (int64, error)   { return r.p.SpanPlanned(id) }
 func (r rPlanner) SpanInfo(id int64) (start, duration, planned int64, err error) {
 	return r.p.SpanInfo(id)
+}
+func (r rPlanner) AvailAt(t int64) (int64, error) { return r.p.AvailAt(t) }
+func (r rPlanner) NumSpans() int                  { return r.p.NumSpans() }
+func (r rPlanner) NumPoints() int                 { return r.p.NumPoints() }
+func (r rPlanner) Base() int64                    { return r.p.Base() }
+func (r rPlanner) Total() int64                   { return r.p.Total() }
+func (r rPlanner) FullRun(t int64) (from, until int64, full bool) {
+	return r.p.FullRun(t)
 }
 
 // pristinePlan is the planner of a vertex of size n that was never booked.
@@ -179,6 +189,7 @@ func (r rMulti) Check(t, d int64, counts []int64) error       { return r.f.Check
 func (r rMulti) AvailAt(t int64, i int) (int64, error)        { return r.f.AvailAt(t, i) }
 func (r rMulti) AvailDuring(t, d int64, i int) (int64, error) { return r.f.AvailDuring(t, d, i) }
 func (r rMulti) SpanPlanned(id int64, i int) (int64, error)   { return r.f.SpanPlanned(id, i) }
+func (r rMulti) Member(i int) rPlanner                        { return rPlanner{*r.f.Member(i)} }
 func (r rMulti) SpanInfo(id int64) (start, duration int64, planned []int64, err error) {
 	return r.f.SpanInfo(id)
 }
@@ -464,6 +475,9 @@ func (s *schedule) newJob(v graph.VertexID, job uint64) *jobRec {
 	l[lo] = jobRec{job: job, fspan: -1}
 	r.jobs = l
 	s.noteJobVertex(job, v)
+	if len(l) == 1 {
+		s.refresh(v)
+	}
 	return &l[lo]
 }
 
@@ -476,13 +490,36 @@ func (s *schedule) dropIfEmpty(v graph.VertexID, job uint64) {
 	r := s.wrec(v)
 	i, _ := findJob(r.jobs, job)
 	r.jobs = append(r.jobs[:i], r.jobs[i+1:]...)
+	if len(r.jobs) == 0 {
+		s.refresh(v)
+	}
 }
 
 // clearJobs drops every job record of v.
 func (s *schedule) clearJobs(v graph.VertexID) {
 	if s.jobsOf(v).Len() > 0 {
 		s.wrec(v).jobs = nil
+		s.refresh(v)
 	}
+}
+
+// setFresh installs f as the schedule's freshness counts.
+func (s *schedule) setFresh(f *freshState) {
+	if f != nil {
+		f.owner = s.token
+	}
+	s.fresh = f
+}
+
+// wfresh returns the freshness counts for a change (nil: none), copying
+// them first when they are shared with a clone.
+func (s *schedule) wfresh() *freshState {
+	f := s.fresh
+	if f != nil && f.owner != s.token {
+		f = &freshState{owner: s.token, stale: slices.Clone(f.stale), below: slices.Clone(f.below)}
+		s.fresh = f
+	}
+	return f
 }
 
 // setOrder replaces u's dynamic child order by a list; nil makes it

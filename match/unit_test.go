@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/introsort"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/policy"
 )
@@ -371,13 +373,13 @@ func TestScoring(t *testing.T) {
 		t.Errorf("merged gpu missing")
 	}
 	// chooseBestK.
-	if s.chooseBestK(0, graph.TypeCore, 0, policy.Greater) || s.chooseBestK(0, graph.TypeCore, 8, policy.Greater) || s.chooseBestK(0, graph.TypeSocket, 1, policy.Greater) {
+	if s.chooseBestK(0, graph.TypeCore, 0, policy.Greater, false) || s.chooseBestK(0, graph.TypeCore, 8, policy.Greater, false) || s.chooseBestK(0, graph.TypeSocket, 1, policy.Greater, false) {
 		t.Errorf("chooseBestK accepted k = 0, k > qualified or a missing type")
 	}
 	if s.hier {
 		t.Errorf("failed choose set hier")
 	}
-	if !s.chooseBestK(0, graph.TypeCore, 5, policy.Greater) {
+	if !s.chooseBestK(0, graph.TypeCore, 5, policy.Greater, false) {
 		t.Fatalf("chooseBestK(5) failed")
 	}
 	l := s.find(0, graph.TypeCore)
@@ -417,25 +419,67 @@ func TestSortGroupsTies(t *testing.T) {
 		return r
 	}
 	l := mk(1, 3, 1, 3, 2)
-	sortGroups(l, policy.Greater)
+	sortGroups(l, policy.Greater, len(l), nil)
 	if got := idx(l); !slices.Equal(got, []int32{1, 3, 4, 0, 2}) {
 		t.Errorf("greater %v", got)
 	}
-	sortGroups(l, policy.Less)
+	sortGroups(l, policy.Less, len(l), nil)
 	if got := idx(l); !slices.Equal(got, []int32{0, 2, 4, 1, 3}) {
 		t.Errorf("less %v", got)
 	}
 	eq := mk(make([]int64, 18)...)
-	sortGroups(eq, policy.Greater)
+	sortGroups(eq, policy.Greater, len(eq), nil)
 	if got := idx(eq); !slices.Equal(got, []int32{9, 17, 16, 15, 14, 13, 12, 11, 10, 0, 8, 7, 6, 5, 4, 3, 2, 1}) {
 		t.Errorf("18 equal %v", got)
 	}
 	// A custom order goes through Before.
 	loc, _ := policy.New("locality")
 	l = mk(2, 9, 5, 8, 6, 3)
-	sortGroups(l, loc.GraphOrder([]int64{2, 9, 5, 8, 6, 3}))
+	sortGroups(l, loc.GraphOrder([]int64{2, 9, 5, 8, 6, 3}), len(l), nil)
 	if got := idx(l); !slices.Equal(got, []int32{1, 3, 2, 4, 0, 5}) {
 		t.Errorf("locality %v", got)
+	}
+}
+
+// TestSortGroupsKeys checks the key sort and the prefix sort of long lists
+// against the plain introsort of the candidates with the order's Before.
+func TestSortGroupsKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	loc, _ := policy.New("locality")
+	var ws sortScratch
+	for iter := 0; iter < 300; iter++ {
+		n := rng.IntN(400)
+		vals := 1 + rng.IntN(12)
+		if rng.IntN(3) == 0 {
+			vals = 1 + rng.IntN(1000)
+		}
+		var l []egroup
+		var scores []int64
+		for i := 0; i < n; i++ {
+			s := int64(rng.IntN(vals))
+			l = append(l, egroup{score: s, count: 1, e0: int32(i)})
+			scores = append(scores, s)
+		}
+		loc.FinishGraph()
+		orders := []policy.Order{policy.Greater, policy.Less, loc.GraphOrder(scores)}
+		for oi, o := range orders {
+			want := slices.Clone(l)
+			introsort.Sort(want, func(a, b *egroup) bool { return o.Before(a.score, b.score) })
+			for _, k := range []int{n, rng.IntN(n + 1), 1, 16} {
+				got := slices.Clone(l)
+				sortGroups(got, o, min(k, n), &ws)
+				if !slices.Equal(got[:min(k, n)], want[:min(k, n)]) {
+					t.Fatalf("iter %d order %d n %d prefix %d: got %v want %v", iter, oi, n, k, got[:min(k, n)], want[:min(k, n)])
+				}
+				seen := make([]bool, n)
+				for _, eg := range got {
+					if seen[eg.e0] {
+						t.Fatalf("iter %d prefix %d: candidate %d twice", iter, k, eg.e0)
+					}
+					seen[eg.e0] = true
+				}
+			}
+		}
 	}
 }
 

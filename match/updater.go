@@ -108,6 +108,7 @@ func (m *Matcher) bookWhole(v graph.VertexID, done *[]booked) bool {
 func (m *Matcher) undoBooked(done []booked) {
 	for _, b := range done {
 		m.wplan(b.v).RemSpan(b.span)
+		m.releases++
 		if rec := m.wjob(b.v, m.cur.jobid); rec != nil && rec.alloc == b.span {
 			rec.alloc = 0
 			m.dropIfEmpty(b.v, m.cur.jobid)

@@ -243,6 +243,36 @@ func (p *Planner) minDuring(t, d int64) int64 {
 	return m
 }
 
+// FullRun reports whether no unit is free at t and, if so, an interval
+// [from, until) holding t during which none is free (from is the time of
+// the last scheduled point at or before t; until is the first later point
+// at which some unit is free, or End()). Bookings only make such an
+// interval longer; removing a span can end it.
+func (p *Planner) FullRun(t int64) (from, until int64, full bool) {
+	if t < p.base || t >= p.end {
+		return 0, 0, false
+	}
+	pts := p.points()
+	if len(pts) == 0 {
+		if p.total != 0 {
+			return 0, 0, false
+		}
+		return p.base, p.end, true
+	}
+	i := stateIdx(pts, t)
+	if pts[i].rem != 0 {
+		return 0, 0, false
+	}
+	from, until = pts[i].at, p.end
+	for i++; i < len(pts); i++ {
+		if pts[i].rem != 0 {
+			until = pts[i].at
+			break
+		}
+	}
+	return from, until, true
+}
+
 // Check reports whether request units are free during all of [t, t+d)
 // (avail_during). Errors, in order: ErrInvalid if d < 1; ErrRange if
 // request is negative or exceeds Total(); ErrRange if t+d > End();

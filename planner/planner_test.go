@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"unsafe"
 )
@@ -609,6 +610,42 @@ func TestUpdateTotalKeepSearch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFullRun checks FullRun against AvailAt on random span sets.
+func TestFullRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for iter := 0; iter < 300; iter++ {
+		total := int64(1 + rng.IntN(3))
+		p, _ := New(0, 1000, total)
+		for i := rng.IntN(8); i > 0; i-- {
+			p.AddSpan(int64(rng.IntN(900)), int64(1+rng.IntN(200)), int64(rng.IntN(int(total)+1)))
+		}
+		for q := 0; q < 30; q++ {
+			at := int64(rng.IntN(1000))
+			a, _ := p.AvailAt(at)
+			from, until, full := p.FullRun(at)
+			if full != (a == 0) {
+				t.Fatalf("FullRun(%d) = %v, AvailAt %d", at, full, a)
+			}
+			if !full {
+				continue
+			}
+			if from > at || until <= at {
+				t.Fatalf("FullRun(%d) = [%d, %d)", at, from, until)
+			}
+			for x := from; x < until; x++ {
+				if n, _ := p.AvailAt(x); n != 0 {
+					t.Fatalf("FullRun(%d) = [%d, %d), but %d free at %d", at, from, until, n, x)
+				}
+			}
+			if until < p.End() {
+				if n, _ := p.AvailAt(until); n == 0 {
+					t.Fatalf("FullRun(%d) ends at %d, still full there", at, until)
+				}
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math"
 	"slices"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -12,6 +13,8 @@ import (
 // like high without factors.
 type locality struct {
 	runs []run // accumulated over the top-level requests of one match
+	buf  []int64
+	tmp  []run
 }
 
 type run struct{ lo, hi int64 }
@@ -36,27 +39,35 @@ func (p *locality) Finish(g *graph.Graph, v graph.VertexID, met bool) int64 {
 // GraphOrder merges the scores into the run set and compares candidates by
 // the run that holds their score.
 func (p *locality) GraphOrder(scores []int64) Order {
-	for _, s := range scores {
-		p.runs = append(p.runs, run{s, s})
-	}
-	slices.SortFunc(p.runs, func(a, b run) int {
-		switch {
-		case a.lo < b.lo:
-			return -1
-		case a.lo > b.lo:
-			return 1
-		}
-		return 0
-	})
+	// The runs are the maximal ranges of consecutive integers covered by
+	// the scores so far (merged when they overlap or touch). The new
+	// scores are sorted as plain integers and merged with the runs
+	// already there, in order of their lower bounds.
+	s := append(p.buf[:0], scores...)
+	slices.Sort(s)
+	p.buf = s
+	old := append(p.tmp[:0], p.runs...)
+	p.tmp = old
 	merged := p.runs[:0]
-	for _, r := range p.runs {
-		if n := len(merged); n > 0 && r.lo <= merged[n-1].hi+1 {
+	add := func(r run) {
+		if n := len(merged); n > 0 && r.lo <= merged[n-1].hi+1 && merged[n-1].hi < math.MaxInt64 {
 			if r.hi > merged[n-1].hi {
 				merged[n-1].hi = r.hi
 			}
-			continue
+			return
 		}
 		merged = append(merged, r)
+	}
+	i := 0
+	for _, x := range s {
+		for i < len(old) && old[i].lo <= x {
+			add(old[i])
+			i++
+		}
+		add(run{x, x})
+	}
+	for ; i < len(old); i++ {
+		add(old[i])
 	}
 	p.runs = merged
 	return runOrder{p.runs}
@@ -80,6 +91,12 @@ func (o runOrder) find(s int64) run {
 	return run{s, s}
 }
 
+// Rank implements Ranked: the bounds of the run holding s.
+func (o runOrder) Rank(s int64) (int64, int64) {
+	r := o.find(s)
+	return r.lo, r.hi
+}
+
 func (o runOrder) Before(a, b int64) bool {
 	ra, rb := o.find(a), o.find(b)
 	if ra.lo != rb.lo {
@@ -90,3 +107,9 @@ func (o runOrder) Before(a, b int64) bool {
 
 // Key implements Keyed: below the root a vertex scores id + 2.
 func (p *locality) Key(g *graph.Graph, v graph.VertexID) (int64, bool) { return idKey(g, v) }
+
+// Offset implements Shifted: locality has no factors.
+func (p *locality) Offset() int64 { return 0 }
+
+// Shifts implements Shifted.
+func (p *locality) Shifts(*graph.Graph, graph.TypeID) bool { return false }

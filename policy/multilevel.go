@@ -39,6 +39,9 @@ func (p *multilevel) SlotOrder() Order         { return p.order }
 func (p *multilevel) GraphOrder([]int64) Order { return p.order }
 func (p *multilevel) FinishGraph()             { p.sum = 0 }
 
+// FixedGraphOrder implements FixedGraphOrder.
+func (p *multilevel) FixedGraphOrder() {}
+
 func (p *multilevel) factorFor(g *graph.Graph, t graph.TypeID) *factor {
 	for i := range p.factors {
 		f := &p.factors[i]
@@ -120,3 +123,10 @@ func mulInt(a, b int64) (int64, bool) {
 // Key implements Keyed: among siblings a vertex scores 1 + M + id + 1,
 // where M, the factors of the open ancestors, is the same for all of them.
 func (p *multilevel) Key(g *graph.Graph, v graph.VertexID) (int64, bool) { return idKey(g, v) }
+
+// Offset implements Shifted: the factors of the open ancestors.
+func (p *multilevel) Offset() int64 { return p.sum }
+
+// Shifts implements Shifted: vertices of a factor type (node for the
+// node-centric policies) add their factor below them.
+func (p *multilevel) Shifts(g *graph.Graph, t graph.TypeID) bool { return p.factorFor(g, t) != nil }

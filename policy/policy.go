@@ -30,6 +30,21 @@ var (
 	Less Order = less{}
 )
 
+// Ranked is implemented by orders that compare scores through a key:
+// Before(a, b) holds iff Rank(a) is lexicographically greater than Rank(b)
+// (locality's order compares the runs holding the scores). The matcher
+// then computes each candidate's key once instead of at every comparison.
+type Ranked interface {
+	Order
+	Rank(score int64) (hi, lo int64)
+}
+
+// FixedGraphOrder is implemented by policies whose GraphOrder ignores the
+// scores it is given; the matcher then does not collect them.
+type FixedGraphOrder interface {
+	FixedGraphOrder()
+}
+
 // Policy supplies the scoring callbacks of the depth-first-and-up traversal
 // (spec policies.md). A Policy is stateful (it keeps running sums between
 // Discover and Finish), so each matcher owns its own instance.
@@ -215,6 +230,21 @@ type Keyed interface {
 func idKey(g *graph.Graph, v graph.VertexID) (int64, bool) {
 	id := g.V(v).ID
 	return id, id >= -1 && id < MaxKeyID
+}
+
+// Shifted is implemented by Keyed policies whose score of a matched vertex
+// is a fixed function of the vertex plus an offset that only the Discover
+// and Finish calls of its ancestors move: the score of a vertex finished
+// now is Finish's own term plus Offset(). The matcher replays the
+// candidates of an untouched subtree, recorded once under one offset, for
+// an identical subtree under another (shifting each score by the
+// difference once per vertex score it sums). Shifts reports whether
+// Discover of a vertex of type t moves the offset (such vertices may not
+// lie strictly inside a replayed subtree).
+type Shifted interface {
+	Keyed
+	Offset() int64
+	Shifts(g *graph.Graph, t graph.TypeID) bool
 }
 
 // MaxKeyID bounds the ids Keyed accepts: factors multiply ids by 10,000

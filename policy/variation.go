@@ -19,6 +19,9 @@ func (variation) SlotOrder() Order                            { return Greater }
 func (variation) GraphOrder([]int64) Order                    { return Less }
 func (variation) FinishGraph()                                {}
 
+// FixedGraphOrder implements FixedGraphOrder.
+func (variation) FixedGraphOrder() {}
+
 func (variation) Finish(g *graph.Graph, v graph.VertexID, met bool) int64 {
 	if !met {
 		return 0
@@ -26,6 +29,19 @@ func (variation) Finish(g *graph.Graph, v graph.VertexID, met bool) int64 {
 	s, _ := g.V(v).Prop("perf_class")
 	return 1 + PerfClass(s)
 }
+
+// Key implements Keyed: a matched vertex scores 1 + its perf class, which
+// depends on the vertex alone.
+func (variation) Key(g *graph.Graph, v graph.VertexID) (int64, bool) {
+	s, _ := g.V(v).Prop("perf_class")
+	return PerfClass(s), true
+}
+
+// Offset implements Shifted: no ancestor moves a score.
+func (variation) Offset() int64 { return 0 }
+
+// Shifts implements Shifted.
+func (variation) Shifts(*graph.Graph, graph.TypeID) bool { return false }
 
 // PerfClass parses a perf_class value like C's atoi-with-range-check: leading
 // blanks, an optional sign and a decimal prefix; anything unparsable, out of

@@ -2,9 +2,12 @@ package introsort
 
 import "math/bits"
 
-// threshold is libstdc++'s _S_threshold: ranges of at most this many
-// elements are left to the final insertion sort.
-const threshold = 16
+// Threshold is libstdc++'s _S_threshold: ranges of at most this many
+// elements are left to the final insertion sort, so slices of at most
+// Threshold elements are sorted stably.
+const Threshold = 16
+
+const threshold = Threshold
 
 // Sort sorts a in place with the exact element movements of GNU libstdc++
 // std::sort (introsort), using less as the comparator comp(a, b).
@@ -21,6 +24,50 @@ func Sort[T any](a []T, less func(a, b *T) bool) {
 	}
 	introsortLoop(a, 0, n, 2*lg(n), less)
 	finalInsertionSort(a, 0, n, less)
+}
+
+// Prefix leaves in a[:k] exactly what Sort would leave there, and the other
+// elements in a[k:] in an unspecified order. It does only the work of Sort
+// that decides the first k positions: the partitions of the ranges that
+// reach below k and the final insertion sort of the blocks there, which is
+// linear in len(a) on average instead of n log n. (A partition never moves
+// an element of its right part before one of its left part, and the final
+// insertion sort never moves an element out of its block to the left.)
+func Prefix[T any](a []T, k int, less func(a, b *T) bool) {
+	n := len(a)
+	switch {
+	case n == 0 || k <= 0:
+		return
+	case k >= n:
+		Sort(a, less)
+		return
+	}
+	end := prefixLoop(a, 0, n, 2*lg(n), k, less)
+	finalInsertionSort(a, 0, end, less)
+}
+
+// prefixLoop is introsortLoop skipping the right parts that start at or
+// after k. It returns the end of the processed blocks: a partition point
+// (or last) at or after k, before which every block is what Sort's loop
+// leaves.
+func prefixLoop[T any](a []T, first, last, depth, k int, less func(a, b *T) bool) int {
+	end := last
+	for last-first > threshold {
+		if depth == 0 {
+			heapSort(a, first, last, less)
+			return end
+		}
+		depth--
+		cut := partitionPivot(a, first, last, less)
+		if cut >= k {
+			end = cut
+		} else if e := prefixLoop(a, cut, last, depth, k, less); e >= k {
+			// Later right parts end before cut < k: fully processed.
+			end = e
+		}
+		last = cut
+	}
+	return end
 }
 
 // lg is floor(log2(n)) for n >= 1.

@@ -201,3 +201,54 @@ func BenchmarkSort(b *testing.B) {
 		})
 	}
 }
+
+// TestPrefix checks that Prefix leaves in a[:k] what Sort leaves there, on
+// random inputs rich in ties and on adversarial ones (heap-sort fallback).
+func TestPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	inputs := [][]int{equal(17), equal(33), equal(200), antiQuicksort(300), antiQuicksort(1000)}
+	for range 400 {
+		n := rng.IntN(600)
+		vals := 1 + rng.IntN(8)
+		if rng.IntN(4) == 0 {
+			vals = 1 + rng.IntN(1000)
+		}
+		s := make([]int, n)
+		for i := range s {
+			s[i] = rng.IntN(vals)
+		}
+		switch rng.IntN(4) {
+		case 0:
+			slices.Sort(s)
+		case 1:
+			slices.Sort(s)
+			slices.Reverse(s)
+		}
+		inputs = append(inputs, s)
+	}
+	for i, s := range inputs {
+		for _, less := range []func(a, b *item) bool{greater, func(a, b *item) bool { return a.score < b.score }} {
+			want := tagged(s)
+			Sort(want, less)
+			ks := []int{0, 1, 2, 15, 16, 17, len(s) / 2, len(s) - 1, len(s), len(s) + 1}
+			for range 5 {
+				ks = append(ks, rng.IntN(len(s)+1))
+			}
+			for _, k := range ks {
+				got := tagged(s)
+				Prefix(got, k, less)
+				m := min(max(k, 0), len(s))
+				if !slices.Equal(got[:m], want[:m]) {
+					t.Fatalf("input %d (n=%d) k=%d: prefix %v, want %v", i, len(s), k, got[:m], want[:m])
+				}
+				gs, ws := slices.Clone(got), slices.Clone(want)
+				byIdx := func(a, b item) int { return a.idx - b.idx }
+				slices.SortFunc(gs, byIdx)
+				slices.SortFunc(ws, byIdx)
+				if !slices.Equal(gs, ws) {
+					t.Fatalf("input %d k=%d: not a permutation", i, k)
+				}
+			}
+		}
+	}
+}
