@@ -20,8 +20,8 @@ type Matcher interface {
 	// Explain says why a jobspec does not fit at time at.
 	Explain(jobspec []byte, at int64) (reason string, satisfiable bool, err error)
 	// Update books an R (JGF, or an RFC 20 envelope with a window) as job
-	// id and returns it rendered in format (jgf or rv1).
-	Update(id uint64, r []byte, format string) (string, error)
+	// id.
+	Update(id uint64, r []byte) error
 	Cancel(id uint64) error
 	Attach(jgf []byte) error
 	Remove(path string) error
@@ -143,12 +143,9 @@ func (l *localMatcher) Explain(jobspec []byte, at int64) (string, bool, error) {
 	return e.Reason(), e.Satisfiable, nil
 }
 
-func (l *localMatcher) Update(id uint64, r []byte, format string) (string, error) {
-	a, err := l.m.Update(id, r)
-	if err != nil {
-		return "", err
-	}
-	return a.Render(format)
+func (l *localMatcher) Update(id uint64, r []byte) error {
+	_, err := l.m.Update(id, r)
+	return err
 }
 
 func (l *localMatcher) Cancel(id uint64) error               { return l.m.Cancel(id) }
