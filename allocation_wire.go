@@ -80,8 +80,8 @@ func (c *capture) vertex(v graph.VertexID) int32 {
 	}
 	vx := c.g.V(v)
 	w := wireVertex{Type: c.intern(&c.out.Types, c.g.TypeName(v)), Status: int64(vx.Status), Rank: vx.Rank, ID: vx.ID,
-		UniqID: vx.UniqID, Size: vx.Size, Basename: vx.Basename, Name: vx.Name, Unit: vx.Unit}
-	for _, p := range vx.Props {
+		UniqID: vx.UniqID, Size: vx.Size, Basename: vx.Basename, Name: vx.Name, Unit: vx.Unit()}
+	for _, p := range vx.Props() {
 		w.Props = append(w.Props, [2]string{p.Key, p.Value})
 	}
 	for _, p := range vx.Paths {
@@ -169,7 +169,8 @@ func (a *Allocation) UnmarshalBinary(data []byte) error {
 			return bad("vertex %d has type %d", i, w.Type)
 		}
 		v := graph.Vertex{Type: types[w.Type], Status: graph.Status(w.Status), Rank: w.Rank, ID: w.ID, UniqID: w.UniqID,
-			Size: w.Size, Basename: w.Basename, Name: w.Name, Unit: w.Unit}
+			Size: w.Size, Basename: w.Basename, Name: w.Name}
+		v.SetUnit(w.Unit)
 		for _, p := range w.Props {
 			v.SetProp(p[0], p[1])
 		}

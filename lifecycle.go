@@ -124,7 +124,7 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	a := newAllocation(x, rec, id, d.start, d.start)
 	a.End = d.start + d.dur
 	a.Overhead = took
-	x.jobs[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
+	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
 	x.next = max(x.next, id+1)
 	return a, nil
 }
@@ -158,7 +158,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 		return false, fromMatch("partial cancel", err)
 	}
 	if full {
-		j.State = Canceled
+		x.wjobs()[j.ID].State = Canceled
 	}
 	return full, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofluxion/gofluxion/emit"
@@ -144,12 +145,15 @@ type Job struct {
 // RankStatus, Snapshot, Clone) run concurrently with each other and wait
 // for a running writer.
 type Matcher struct {
-	mu    sync.RWMutex
-	m     *match.Matcher
-	opts  Options
-	jobs  map[uint64]*Job
-	next  uint64 // the next automatic job id
-	views sync.Pool
+	mu   sync.RWMutex
+	m    *match.Matcher
+	opts Options
+	// jobs is the job table; a Clone shares it (and its entries) until
+	// either side changes it: read it directly, change it through wjobs.
+	jobs       map[uint64]*Job
+	jobsShared atomic.Bool
+	next       uint64 // the next automatic job id
+	views      sync.Pool
 
 	stats Stats
 }
@@ -318,7 +322,7 @@ func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 		if got > at {
 			st = Reserved
 		}
-		x.jobs[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took}
+		x.wjobs()[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took}
 		x.next = max(x.next, id+1)
 		x.recordStat(took)
 	} else {
@@ -405,7 +409,7 @@ func (x *Matcher) Cancel(id uint64) error {
 	if err := x.m.Cancel(id); err != nil {
 		return fromMatch("cancel", err)
 	}
-	j.State = Canceled
+	x.wjobs()[j.ID].State = Canceled
 	return nil
 }
 
@@ -527,15 +531,33 @@ func (x *Matcher) Status(path string) (up bool, err error) {
 }
 
 // Clone returns an independent copy (graph, schedule and job table) for
-// what-if simulation.
+// what-if simulation. It is copy-on-write: Clone itself takes time in
+// proportion to the graph's size divided by 256, and the first change to
+// a part of the state through either copy copies that part (the graph, for
+// Attach, Remove and the status setters, is copied whole then).
 func (x *Matcher) Clone() *Matcher {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	c := wrap(x.m.Clone(), x.opts)
-	for id, j := range x.jobs {
-		cj := *j
-		c.jobs[id] = &cj
-	}
+	x.jobsShared.Store(true)
+	c.jobs = x.jobs
+	c.jobsShared.Store(true)
 	c.next, c.stats = x.next, x.stats
 	return c
+}
+
+// wjobs returns the job table for a change (under the write lock), copying
+// it and its entries first when it is shared with a clone.
+func (x *Matcher) wjobs() map[uint64]*Job {
+	if x.jobsShared.Load() {
+		c := make(map[uint64]*Job, len(x.jobs))
+		all := make([]Job, 0, len(x.jobs))
+		for id, j := range x.jobs {
+			all = append(all, *j)
+			c[id] = &all[len(all)-1]
+		}
+		x.jobs = c
+		x.jobsShared.Store(false)
+	}
+	return x.jobs
 }

@@ -164,6 +164,7 @@ func (x *Matcher) RestoreFrom(r io.Reader) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.m, x.opts, x.jobs, x.next, x.stats = y.m, y.opts, y.jobs, y.next, Stats{}
+	x.jobsShared.Store(false)
 	return nil
 }
 

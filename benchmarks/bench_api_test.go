@@ -43,6 +43,47 @@ func BenchmarkClone(b *testing.B) {
 	}
 }
 
+// BenchmarkCloneMatch measures a Clone of the same state followed by one
+// single-core match on the clone: the clone's first writes copy the
+// chunks they touch (Clone is copy-on-write).
+func BenchmarkCloneMatch(b *testing.B) {
+	x := apiMatcher(b, Size{Nodes: 4096, Cores: 64}, 8192)
+	js, err := x.ParseJobspec([]byte(JobspecCoreYAML))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c := x.Clone()
+		if _, err := c.Match(gofluxion.Allocate, js, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkMatcherClone measures match.Matcher.Clone (no job table) of
+// 4096×64 with 8192 jobs allocated.
+func BenchmarkMatcherClone(b *testing.B) {
+	g := loadGraph(b, Size4096x64).Clone()
+	m, err := match.New(g, match.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := JobspecCore(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for j := uint64(1); j <= 8192; j++ {
+		if _, err := m.Match(match.Allocate, js, j, 0, emit.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sink = m.Clone()
+	}
+}
+
 // BenchmarkSnapshot measures writing a snapshot of the same state and
 // reports its size; BenchmarkRestore reads it back.
 func BenchmarkSnapshot(b *testing.B) {

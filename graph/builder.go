@@ -13,7 +13,7 @@ func WithName(n string) Option { return func(v *Vertex) { v.Name = n } }
 func WithSize(n int64) Option { return func(v *Vertex) { v.Size = n } }
 
 // WithUnit sets the unit label.
-func WithUnit(u string) Option { return func(v *Vertex) { v.Unit = u } }
+func WithUnit(u string) Option { return func(v *Vertex) { v.SetUnit(u) } }
 
 // WithRank sets the broker rank (default: node vertices are numbered 0, 1, …
 // in creation order, everything else gets -1, as the GRUG reader does).

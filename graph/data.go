@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Data is a plain, serialisable copy of a graph: every vertex and edge
@@ -78,8 +79,8 @@ func (g *Graph) Export() *Data {
 	for i := range g.vertices {
 		v := &g.vertices[i]
 		vd := VertexData{Type: v.Type, Status: v.Status, Rank: v.Rank, ID: v.ID, UniqID: v.UniqID, Size: v.Size,
-			Basename: v.Basename, Name: v.Name, Unit: v.Unit}
-		for _, p := range v.Props {
+			Basename: v.Basename, Name: v.Name, Unit: v.Unit()}
+		for _, p := range v.Props() {
 			vd.Props = append(vd.Props, [2]string{p.Key, p.Value})
 		}
 		for _, p := range v.Paths {
@@ -96,9 +97,8 @@ func (g *Graph) Export() *Data {
 	for _, k := range sortedKeys(g.byName) {
 		d.ByName = append(d.ByName, IndexEntry{k, slices.Clone(g.byName[k])})
 	}
-	for _, k := range sortedKeys(g.byPath) {
-		d.ByPath = append(d.ByPath, IndexEntry{k, slices.Clone(g.byPath[k])})
-	}
+	g.eachPath(func(p string, l []VertexID) { d.ByPath = append(d.ByPath, IndexEntry{p, slices.Clone(l)}) })
+	slices.SortFunc(d.ByPath, func(a, b IndexEntry) int { return strings.Compare(a.Key, b.Key) })
 	ranks := make([]int64, 0, len(g.byRank))
 	for r := range g.byRank {
 		ranks = append(ranks, r)
@@ -136,13 +136,11 @@ func Import(d *Data) (*Graph, error) {
 		Subsystems: NewNames(d.Subsystems...),
 		vertices:   make([]Vertex, nv),
 		edges:      make([]Edge, ne),
-		out:        make([][]Half, nv),
-		in:         make([][]Half, nv),
 		roots:      slices.Clone(d.Roots),
 		byType:     make([][]VertexID, len(d.ByType)),
 		byName:     make(map[string][]VertexID, len(d.ByName)),
 		byRank:     make(map[int64][]VertexID, len(d.ByRank)),
-		byPath:     make(map[string][]VertexID, len(d.ByPath)),
+		pidx:       newPathIndex(),
 		nodeRank:   d.NodeRank,
 	}
 	if g.Types.Len() != nt || g.Subsystems.Len() != ns {
@@ -154,21 +152,16 @@ func Import(d *Data) (*Graph, error) {
 			return nil, fmt.Errorf("graph: vertex %d: type %d out of range", i, vd.Type)
 		}
 		v := Vertex{Type: vd.Type, Status: vd.Status, Rank: vd.Rank, ID: vd.ID, UniqID: vd.UniqID, Size: vd.Size,
-			Basename: vd.Basename, Name: vd.Name, Unit: vd.Unit}
+			Basename: vd.Basename, Name: vd.Name}
+		var props []Property
 		for _, p := range vd.Props {
-			v.Props = append(v.Props, Property{p[0], p[1]})
+			props = append(props, Property{p[0], p[1]})
 		}
-		if !slices.IsSortedFunc(v.Props, func(a, b Property) int {
-			switch {
-			case a.Key < b.Key:
-				return -1
-			case a.Key > b.Key:
-				return 1
-			}
-			return 0
-		}) {
+		if !slices.IsSortedFunc(props, cmpProp) {
 			return nil, fmt.Errorf("graph: vertex %d: properties not sorted by key", i)
 		}
+		v.SetUnit(vd.Unit)
+		v.SetProps(props)
 		for _, p := range vd.Paths {
 			if p.Subsystem < 0 || int(p.Subsystem) >= ns {
 				return nil, fmt.Errorf("graph: vertex %d: subsystem %d out of range", i, p.Subsystem)
@@ -177,16 +170,20 @@ func Import(d *Data) (*Graph, error) {
 		}
 		g.vertices[i] = v
 	}
+	g.out.lists = make([]adjList, nv)
+	g.in.lists = make([]adjList, nv)
 	for i, ed := range d.Edges {
 		if !okV(ed.Src) || !okV(ed.Dst) || ed.Subsystem < 0 || int(ed.Subsystem) >= ns {
 			return nil, fmt.Errorf("graph: edge %d out of range", i)
 		}
 		g.edges[i] = Edge{Src: ed.Src, Dst: ed.Dst, Subsystem: ed.Subsystem, dead: ed.Removed}
 		if !ed.Removed {
-			g.out[ed.Src] = append(g.out[ed.Src], Half{EdgeID(i), ed.Dst, ed.Subsystem})
-			g.in[ed.Dst] = append(g.in[ed.Dst], Half{EdgeID(i), ed.Src, ed.Subsystem})
+			g.out.add(ed.Src, Half{EdgeID(i), ed.Dst, ed.Subsystem})
+			g.in.add(ed.Dst, Half{EdgeID(i), ed.Src, ed.Subsystem})
 		}
 	}
+	g.out.compact()
+	g.in.compact()
 	for _, r := range g.roots {
 		if r != NoVertex && !okV(r) {
 			return nil, fmt.Errorf("graph: root %d out of range", r)
@@ -222,7 +219,7 @@ func Import(d *Data) (*Graph, error) {
 		if err := check("path", e.Vertices); err != nil {
 			return nil, err
 		}
-		g.byPath[e.Key] = slices.Clone(e.Vertices)
+		g.setPathList(e.Key, e.Vertices)
 	}
 	return g, nil
 }

@@ -76,7 +76,7 @@ func ExampleVertex_SetProp() {
 	v := b.Graph().V(n)
 	v.SetProp("alpha", "2")
 	v.SetProp("zz", "3")
-	fmt.Println(v.Props)
+	fmt.Println(v.Props())
 	val, ok := v.Prop("alpha")
 	fmt.Println(val, ok)
 	// Output:

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +42,10 @@ type Path struct {
 }
 
 // Vertex is one resource pool: Size interchangeable units of one Type.
+//
+// The unit and the properties, which few vertices have, live in a record
+// of their own that copies of a Vertex share: the setters replace it,
+// never change it.
 type Vertex struct {
 	Type     TypeID
 	Status   Status
@@ -52,30 +55,95 @@ type Vertex struct {
 	Size     int64
 	Basename string
 	Name     string
-	Unit     string
-	// Props is sorted by key (byte-wise).
-	Props []Property
-	// Paths is sorted by subsystem number (interning order).
+	// Paths is sorted by subsystem number (interning order). Change it
+	// only through Graph.AddPath once the vertex is in a graph (the path
+	// index reads it).
 	Paths []Path
+	ext   *vertexExt
+}
+
+// vertexExt is the rarely set part of a vertex; never changed once made.
+type vertexExt struct {
+	unit  string
+	props []Property // sorted by key
+}
+
+// Unit returns the unit label ("" for none).
+func (v *Vertex) Unit() string {
+	if v.ext == nil {
+		return ""
+	}
+	return v.ext.unit
+}
+
+// SetUnit sets the unit label.
+func (v *Vertex) SetUnit(u string) {
+	if u == v.Unit() {
+		return
+	}
+	e := vertexExt{unit: u}
+	if v.ext != nil {
+		e.props = v.ext.props
+	}
+	v.setExt(e)
+}
+
+// Props returns the properties, sorted by key (byte-wise). Do not modify.
+func (v *Vertex) Props() []Property {
+	if v.ext == nil {
+		return nil
+	}
+	return v.ext.props
+}
+
+// SetProps replaces the properties by l (sorted by key here if it is
+// not), which the vertex keeps.
+func (v *Vertex) SetProps(l []Property) {
+	if !slices.IsSortedFunc(l, cmpProp) {
+		l = slices.Clone(l)
+		slices.SortStableFunc(l, cmpProp)
+	}
+	if len(l) == 0 {
+		l = nil
+	}
+	v.setExt(vertexExt{unit: v.Unit(), props: l})
+}
+
+func cmpProp(a, b Property) int { return strings.Compare(a.Key, b.Key) }
+
+func (v *Vertex) setExt(e vertexExt) {
+	if e.unit == "" && e.props == nil {
+		v.ext = nil
+		return
+	}
+	v.ext = &e
 }
 
 // Prop returns the value of property key.
 func (v *Vertex) Prop(key string) (string, bool) {
-	i, ok := slices.BinarySearchFunc(v.Props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
+	props := v.Props()
+	i, ok := slices.BinarySearchFunc(props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
 	if !ok {
 		return "", false
 	}
-	return v.Props[i].Value, true
+	return props[i].Value, true
 }
 
 // SetProp sets (or replaces) property key.
 func (v *Vertex) SetProp(key, value string) {
-	i, ok := slices.BinarySearchFunc(v.Props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
-	if ok {
-		v.Props[i].Value = value
+	props := v.Props()
+	i, ok := slices.BinarySearchFunc(props, key, func(p Property, k string) int { return strings.Compare(p.Key, k) })
+	if ok && props[i].Value == value {
 		return
 	}
-	v.Props = slices.Insert(v.Props, i, Property{key, value})
+	l := make([]Property, 0, len(props)+1)
+	l = append(l, props...)
+	if ok {
+		l[i].Value = value
+	} else {
+		l = slices.Insert(l, i, Property{key, value})
+	}
+	v.setExt(vertexExt{unit: v.Unit(), props: l})
 }
 
 // PathIn returns the vertex's path in subsystem s.
@@ -116,14 +184,14 @@ type Graph struct {
 
 	vertices []Vertex
 	edges    []Edge
-	out      [][]Half
-	in       [][]Half
+	out      adjacency  // out-edges, by vertex
+	in       adjacency  // in-edges, by vertex
 	roots    []VertexID // indexed by SubsystemID
 
 	byType [][]VertexID // indexed by TypeID
 	byName map[string][]VertexID
 	byRank map[int64][]VertexID
-	byPath map[string][]VertexID
+	pidx   pathIndex // the path index (pathindex.go)
 	// nodeRank is the next rank given to a node vertex by loaders that
 	// number nodes in creation order.
 	nodeRank int64
@@ -151,7 +219,7 @@ func New() *Graph {
 		Subsystems: NewNames(subsystemPrefix...),
 		byName:     make(map[string][]VertexID),
 		byRank:     make(map[int64][]VertexID),
-		byPath:     make(map[string][]VertexID),
+		pidx:       newPathIndex(),
 	}
 }
 
@@ -159,8 +227,8 @@ func New() *Graph {
 func (g *Graph) Grow(n int) {
 	g.vertices = slices.Grow(g.vertices, n)
 	g.edges = slices.Grow(g.edges, n)
-	g.out = slices.Grow(g.out, n)
-	g.in = slices.Grow(g.in, n)
+	g.out.grow(n, n)
+	g.in.grow(n, n)
 }
 
 // Reserve makes room for at least vertices more vertices and edges more
@@ -168,8 +236,8 @@ func (g *Graph) Grow(n int) {
 // (Grow reserves the same number of both).
 func (g *Graph) Reserve(vertices, edges int) {
 	g.vertices = slices.Grow(g.vertices, vertices)
-	g.out = slices.Grow(g.out, vertices)
-	g.in = slices.Grow(g.in, vertices)
+	g.out.grow(vertices, edges)
+	g.in.grow(vertices, edges)
 	g.edges = slices.Grow(g.edges, edges)
 }
 
@@ -177,9 +245,9 @@ func (g *Graph) Reserve(vertices, edges int) {
 // it: a reader calls it once, early, with its estimate of the vertices to
 // come, which saves the index's growing step by step.
 func (g *Graph) ReservePaths(n int) {
-	m := make(map[string][]VertexID, len(g.byPath)+n)
-	maps.Copy(m, g.byPath)
-	g.byPath = m
+	if (g.pidx.live+n)*2 > len(g.pidx.ids) {
+		g.resizePaths(g.pidx.live + n)
+	}
 }
 
 // NumVertices is the number of vertex slots (including removed ones).
@@ -216,10 +284,10 @@ func (g *Graph) V(v VertexID) *Vertex { return &g.vertices[v] }
 func (g *Graph) E(e EdgeID) *Edge { return &g.edges[e] }
 
 // Out returns v's out-edges in creation order. Do not modify.
-func (g *Graph) Out(v VertexID) []Half { return g.out[v] }
+func (g *Graph) Out(v VertexID) []Half { return g.out.of(v) }
 
 // In returns v's in-edges in creation order. Do not modify.
-func (g *Graph) In(v VertexID) []Half { return g.in[v] }
+func (g *Graph) In(v VertexID) []Half { return g.in.of(v) }
 
 // TypeName is the name of v's type.
 func (g *Graph) TypeName(v VertexID) string { return g.Types.Name(int32(g.vertices[v].Type)) }
@@ -271,16 +339,16 @@ func (g *Graph) AddVertex(v Vertex) VertexID {
 	id := VertexID(len(g.vertices))
 	g.gen++
 	g.vertices = append(g.vertices, v)
-	g.out = append(g.out, nil)
-	g.in = append(g.in, nil)
+	g.out.addVertex()
+	g.in.addVertex()
 	for int(v.Type) >= len(g.byType) {
 		g.byType = append(g.byType, nil)
 	}
 	g.byType[v.Type] = append(g.byType[v.Type], id)
 	g.byName[v.Name] = append(g.byName[v.Name], id)
 	g.byRank[v.Rank] = append(g.byRank[v.Rank], id)
-	for _, p := range v.Paths {
-		g.byPath[p.Path] = append(g.byPath[p.Path], id)
+	for i, p := range v.Paths {
+		g.indexPath(p.Path, id, i == 0)
 	}
 	return id
 }
@@ -288,6 +356,7 @@ func (g *Graph) AddVertex(v Vertex) VertexID {
 // AddPath gives v a path in subsystem s (replacing an existing one in the
 // vertex, but keeping old index entries, as Fluxion does) and indexes it.
 func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
+	g.releaseFirst(v) // the first path may change
 	vx := &g.vertices[v]
 	i, ok := slices.BinarySearchFunc(vx.Paths, s, func(p Path, s SubsystemID) int { return int(p.Subsystem - s) })
 	if ok {
@@ -295,7 +364,7 @@ func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
 	} else {
 		vx.Paths = slices.Insert(vx.Paths, i, Path{s, path})
 	}
-	g.byPath[path] = append(g.byPath[path], v)
+	g.indexPath(path, v, false)
 }
 
 // AddEdge creates a new edge src→dst in subsystem s.
@@ -303,14 +372,14 @@ func (g *Graph) AddEdge(src, dst VertexID, s SubsystemID) EdgeID {
 	e := EdgeID(len(g.edges))
 	g.gen++
 	g.edges = append(g.edges, Edge{Src: src, Dst: dst, Subsystem: s})
-	g.out[src] = append(g.out[src], Half{e, dst, s})
-	g.in[dst] = append(g.in[dst], Half{e, src, s})
+	g.out.add(src, Half{e, dst, s})
+	g.in.add(dst, Half{e, src, s})
 	return e
 }
 
 // FindEdge returns the first live edge src→dst in any subsystem.
 func (g *Graph) FindEdge(src, dst VertexID) (EdgeID, bool) {
-	for _, h := range g.out[src] {
+	for _, h := range g.out.of(src) {
 		if h.Other == dst {
 			return h.Edge, true
 		}
@@ -323,16 +392,8 @@ func (g *Graph) SetEdgeSubsystem(e EdgeID, s SubsystemID) {
 	ed := &g.edges[e]
 	g.gen++
 	ed.Subsystem = s
-	for i := range g.out[ed.Src] {
-		if g.out[ed.Src][i].Edge == e {
-			g.out[ed.Src][i].Subsystem = s
-		}
-	}
-	for i := range g.in[ed.Dst] {
-		if g.in[ed.Dst][i].Edge == e {
-			g.in[ed.Dst][i].Subsystem = s
-		}
-	}
+	g.out.retag(ed.Src, e, s)
+	g.in.retag(ed.Dst, e, s)
 }
 
 // RemoveEdge deletes edge e from both adjacency lists.
@@ -343,24 +404,24 @@ func (g *Graph) RemoveEdge(e EdgeID) {
 	}
 	ed.dead = true
 	g.gen++
-	g.out[ed.Src] = slices.DeleteFunc(g.out[ed.Src], func(h Half) bool { return h.Edge == e })
-	g.in[ed.Dst] = slices.DeleteFunc(g.in[ed.Dst], func(h Half) bool { return h.Edge == e })
+	g.out.remove(ed.Src, e)
+	g.in.remove(ed.Dst, e)
 }
 
 // Unindex removes v's edges and index entries (its slot stays allocated):
 // all path keys of v are deleted whole, and v's first occurrence in the
 // type, name and rank indexes is removed (spec traversal.md §14.4).
 func (g *Graph) Unindex(v VertexID) {
-	for len(g.out[v]) > 0 {
-		g.RemoveEdge(g.out[v][0].Edge)
+	for out := g.Out(v); len(out) > 0; out = g.Out(v) {
+		g.RemoveEdge(out[0].Edge)
 	}
-	for len(g.in[v]) > 0 {
-		g.RemoveEdge(g.in[v][0].Edge)
+	for in := g.In(v); len(in) > 0; in = g.In(v) {
+		g.RemoveEdge(in[0].Edge)
 	}
 	g.gen++
 	vx := &g.vertices[v]
 	for _, p := range vx.Paths {
-		delete(g.byPath, p.Path)
+		g.unindexPath(p.Path)
 	}
 	removeFirst := func(l []VertexID) []VertexID {
 		if i := slices.Index(l, v); i >= 0 {
@@ -400,7 +461,7 @@ func (g *Graph) HasRank(r int64) bool {
 }
 
 // ByPath lists vertices at path p (in any subsystem).
-func (g *Graph) ByPath(p string) []VertexID { return g.byPath[p] }
+func (g *Graph) ByPath(p string) []VertexID { return g.lookupPath(p) }
 
 // Ranks returns the rank keys of the rank index in ascending order.
 func (g *Graph) Ranks() []int64 {
@@ -419,7 +480,7 @@ func (g *Graph) IndexSizes() (types, names, paths int) {
 			types++
 		}
 	}
-	return types, len(g.byName), len(g.byPath)
+	return types, len(g.byName), g.pathKeys()
 }
 
 // NextNodeRank returns the next per-load node rank (GRUG and hwloc number
@@ -451,28 +512,24 @@ func (g *Graph) Clone() *Graph {
 		Subsystems: g.Subsystems.clone(),
 		vertices:   slices.Clone(g.vertices),
 		edges:      slices.Clone(g.edges),
-		out:        cloneLists(g.out),
-		in:         cloneLists(g.in),
+		out:        g.out.clone(),
+		in:         g.in.clone(),
 		roots:      slices.Clone(g.roots),
 		byType:     cloneLists(g.byType),
 		byName:     cloneIndex(g.byName),
 		byRank:     cloneIndex(g.byRank),
-		byPath:     cloneIndex(g.byPath),
+		pidx:       g.pidx.clone(),
 		nodeRank:   g.nodeRank,
 		gen:        g.gen,
 	}
-	np, nq := 0, 0
+	// Units and properties are shared (never changed in place).
+	nq := 0
 	for i := range g.vertices {
-		np += len(g.vertices[i].Props)
 		nq += len(g.vertices[i].Paths)
 	}
-	props, paths := make([]Property, 0, np), make([]Path, 0, nq)
+	paths := make([]Path, 0, nq)
 	for i := range c.vertices {
 		v := &c.vertices[i]
-		if len(v.Props) > 0 {
-			props = append(props, v.Props...)
-			v.Props = props[len(props)-len(v.Props) : len(props) : len(props)]
-		}
 		if len(v.Paths) > 0 {
 			paths = append(paths, v.Paths...)
 			v.Paths = paths[len(paths)-len(v.Paths) : len(paths) : len(paths)]
@@ -535,12 +592,13 @@ func (g *Graph) Depth(s SubsystemID) int {
 		depth[i] = -1
 	}
 	depth[root] = 0
-	queue := []VertexID{root}
+	// Every vertex enters the queue once: one array, read from the front.
+	queue := make([]VertexID, 1, len(g.vertices))
+	queue[0] = root
 	max := 0
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, h := range g.out[v] {
+	for head := 0; head < len(queue); head++ {
+		v := queue[head]
+		for _, h := range g.out.of(v) {
 			if h.Subsystem != s || depth[h.Other] >= 0 {
 				continue
 			}

@@ -90,9 +90,9 @@ func TestBuilderVertices(t *testing.T) {
 			t.Errorf("v%d: UniqID = %d", tc.v, vx.UniqID)
 		}
 		if g.TypeName(tc.v) != tc.typ || vx.Name != tc.name || vx.Basename != tc.base || vx.ID != tc.id ||
-			vx.Rank != tc.rank || vx.Size != tc.size || vx.Unit != tc.unit || path(g, tc.v) != tc.p {
+			vx.Rank != tc.rank || vx.Size != tc.size || vx.Unit() != tc.unit || path(g, tc.v) != tc.p {
 			t.Errorf("v%d = {%s %s %s id=%d rank=%d size=%d unit=%q %s}, want %+v", tc.v, g.TypeName(tc.v), vx.Name,
-				vx.Basename, vx.ID, vx.Rank, vx.Size, vx.Unit, path(g, tc.v), tc)
+				vx.Basename, vx.ID, vx.Rank, vx.Size, vx.Unit(), path(g, tc.v), tc)
 		}
 		if vx.Status != graph.StatusUp {
 			t.Errorf("v%d: status %d", tc.v, vx.Status)
@@ -158,7 +158,7 @@ func TestBuilderOptions(t *testing.T) {
 			t.Errorf("v%d: name=%s path=%s rank=%d, want %s %s %d", tc.v, vx.Name, path(g, tc.v), vx.Rank, tc.name, tc.path, tc.rank)
 		}
 	}
-	if got := g.V(y).Props; !slices.Equal(got, []graph.Property{{"a", "1"}, {"b", "2"}}) {
+	if got := g.V(y).Props(); !slices.Equal(got, []graph.Property{{"a", "1"}, {"b", "2"}}) {
 		t.Errorf("props = %v", got)
 	}
 }
@@ -294,8 +294,8 @@ func TestProps(t *testing.T) {
 		for _, kv := range tc.set {
 			v.SetProp(kv[0], kv[1])
 		}
-		if !slices.Equal(v.Props, tc.want) {
-			t.Errorf("%s: props = %v, want %v", tc.name, v.Props, tc.want)
+		if !slices.Equal(v.Props(), tc.want) {
+			t.Errorf("%s: props = %v, want %v", tc.name, v.Props(), tc.want)
 		}
 		for _, p := range tc.want {
 			if val, ok := v.Prop(p.Key); !ok || val != p.Value {

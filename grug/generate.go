@@ -191,7 +191,7 @@ func (gn *generator) vertex(s int, id int64, name string, paths []graph.Path) gr
 	if gn.types[s] == graph.TypeNode {
 		rank = gn.g.NextNodeRank()
 	}
-	return graph.Vertex{
+	vx := graph.Vertex{
 		Type:     gn.types[s],
 		Status:   graph.StatusUp,
 		Rank:     rank,
@@ -200,9 +200,10 @@ func (gn *generator) vertex(s int, id int64, name string, paths []graph.Path) gr
 		Size:     int64(uint32(p.size)), // vertex sizes are unsigned 32-bit
 		Basename: p.basename,
 		Name:     name,
-		Unit:     p.unit,
 		Paths:    paths,
 	}
+	vx.SetUnit(p.unit)
+	return vx
 }
 
 // multiply runs a MULTIPLY tree edge: multi_scale new children of every

@@ -302,8 +302,8 @@ func TestTiny(t *testing.T) {
 	if got := outNames(g, 7); !slices.Equal(got, want) {
 		t.Errorf("socket out-edges %v", got)
 	}
-	if g.V(84).Size != 2 || g.V(84).Unit != "GB" {
-		t.Errorf("memory size %d unit %q", g.V(84).Size, g.V(84).Unit)
+	if g.V(84).Size != 2 || g.V(84).Unit() != "GB" {
+		t.Errorf("memory size %d unit %q", g.V(84).Size, g.V(84).Unit())
 	}
 	// types interned in document order after the fixed prefix
 	if id, _ := g.Types.Lookup("memory"); g.Types.Name(id) != "memory" || id != int32(g.Types.Len()-1) {
@@ -645,7 +645,7 @@ func TestValues(t *testing.T) {
 	if got := names(g, []graph.VertexID{1, 2, 3, 4, 5, 6}); !slices.Equal(got, []string{"n-3", "n-2", "m7", "m12", "m17", "m22"}) {
 		t.Errorf("names %v", got)
 	}
-	if g.V(3).Unit != "GB" || g.V(3).ID != 7 {
+	if g.V(3).Unit() != "GB" || g.V(3).ID != 7 {
 		t.Errorf("m7: %+v", *g.V(3))
 	}
 }

@@ -189,8 +189,8 @@ func TestCoronaSmallDrive(t *testing.T) {
 		t.Errorf("socket0 children = %v\nwant %v", got, want)
 	}
 	st := g.V(byPath(t, g, "/cluster0/corona116/socket0/storage0"))
-	if st.Size != 1562 || st.Unit != "" {
-		t.Errorf("storage0 size %d unit %q, want 1562", st.Size, st.Unit)
+	if st.Size != 1562 || st.Unit() != "" {
+		t.Errorf("storage0 size %d unit %q, want 1562", st.Size, st.Unit())
 	}
 	// The storage vertex is created when reached: right after core5.
 	if c5 := byPath(t, g, "/cluster0/corona116/socket0/core5"); int64(c5)+1 != st.UniqID {

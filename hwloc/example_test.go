@@ -38,7 +38,7 @@ func Example() {
 	for v := graph.VertexID(0); int(v) < g.NumVertices(); v++ {
 		x := g.V(v)
 		path, _ := x.PathIn(graph.Containment)
-		fmt.Println(x.UniqID, path, x.Size, x.Rank, x.Props)
+		fmt.Println(x.UniqID, path, x.Size, x.Rank, x.Props())
 	}
 	// Output:
 	// 0 /cluster0 1 -1 []

@@ -65,7 +65,7 @@ func facts(g *graph.Graph) []vfact {
 		x := g.V(v)
 		p, _ := x.PathIn(graph.Containment)
 		var props []string
-		for _, pr := range x.Props {
+		for _, pr := range x.Props() {
 			props = append(props, pr.Key+"="+pr.Value)
 		}
 		f = append(f, vfact{p, g.TypeName(v), x.Basename, x.ID, x.Size, strings.Join(props, ",")})

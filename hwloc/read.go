@@ -193,7 +193,7 @@ func (w *walker) add(parent graph.VertexID, v vtx, line int) (graph.VertexID, er
 	if t == graph.TypeNode {
 		rank = g.NextNodeRank()
 	}
-	id := g.AddVertex(graph.Vertex{
+	vx := graph.Vertex{
 		Type:     t,
 		Rank:     rank,
 		ID:       v.id,
@@ -201,9 +201,10 @@ func (w *walker) add(parent graph.VertexID, v vtx, line int) (graph.VertexID, er
 		Size:     v.size,
 		Basename: v.basename,
 		Name:     v.name,
-		Props:    v.props,
 		Paths:    []graph.Path{{Subsystem: graph.Containment, Path: pp + "/" + v.name}},
-	})
+	}
+	vx.SetProps(v.props)
+	id := g.AddVertex(vx)
 	g.AddEdge(parent, id, graph.Containment)
 	return id, nil
 }

@@ -384,13 +384,14 @@ func (b *builder) vertex(m *Metadata, paths []keyedPath) graph.Vertex {
 		}
 		l := len(b.vprops)
 		b.vprops = append(b.vprops, m.Properties...)
-		vx.Props = b.vprops[l : l+n : l+n]
+		props := b.vprops[l : l+n : l+n]
 		if !b.own {
-			for k := range vx.Props {
-				p := &vx.Props[k]
+			for k := range props {
+				p := &props[k]
 				p.Key, p.Value = b.strs.internString(p.Key), b.strs.internString(p.Value)
 			}
 		}
+		vx.SetProps(props)
 	}
 	if n := len(paths); n > 0 {
 		if cap(b.vpaths)-len(b.vpaths) < n {

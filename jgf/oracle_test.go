@@ -444,8 +444,8 @@ func oracleLoad(g *graph.Graph, doc *Document) *Error {
 			Size:     int64(uint32(m.Size)), // pool sizes are unsigned 32-bit
 			Basename: m.Basename,
 			Name:     m.Name,
-			Props:    slices.Clone(m.Properties),
 		}
+		vx.SetProps(slices.Clone(m.Properties))
 		if len(m.Paths) > 0 {
 			vx.Paths = make([]graph.Path, len(m.Paths))
 			for k, p := range m.Paths {

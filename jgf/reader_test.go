@@ -59,7 +59,10 @@ func snapshot(g *graph.Graph) string {
 		fmt.Fprintf(&b, "sub %d %s root %d\n", i, g.Subsystems.Name(int32(i)), g.Root(graph.SubsystemID(i)))
 	}
 	for v := graph.VertexID(0); int(v) < g.NumVertices(); v++ {
-		fmt.Fprintf(&b, "v %d %+v out %v in %v\n", v, *g.V(v), g.Out(v), g.In(v))
+		plain := *g.V(v) // without the pointer to its unit and properties
+		plain.SetUnit("")
+		plain.SetProps(nil)
+		fmt.Fprintf(&b, "v %d %+v unit %q props %v out %v in %v\n", v, plain, g.V(v).Unit(), g.V(v).Props(), g.Out(v), g.In(v))
 		vx := g.V(v)
 		fmt.Fprintf(&b, "  name %v rank %v type %v\n", g.ByName(vx.Name), g.ByRank(vx.Rank), g.ByType(vx.Type))
 		for _, p := range vx.Paths {
@@ -180,7 +183,8 @@ func checkAgainstRaw(t *testing.T, g *graph.Graph, raw *rawDoc) {
 			Name:     str(md, "name", basename+strconv.FormatInt(id, 10)),
 		}
 		got := *vx
-		got.Props, got.Paths = nil, nil
+		got.SetProps(nil)
+		got.Paths = nil
 		if !equalVertex(got, want) {
 			t.Errorf("node %s: got %+v, want %+v", n.ID, got, want)
 		}
@@ -190,12 +194,12 @@ func checkAgainstRaw(t *testing.T, g *graph.Graph, raw *rawDoc) {
 				props[k] = v.(string)
 			}
 		}
-		if len(props) != len(vx.Props) {
-			t.Errorf("node %s: properties %v, want %v", n.ID, vx.Props, props)
+		if len(props) != len(vx.Props()) {
+			t.Errorf("node %s: properties %v, want %v", n.ID, vx.Props(), props)
 		}
-		for i, p := range vx.Props {
-			if props[p.Key] != p.Value || i > 0 && vx.Props[i-1].Key >= p.Key {
-				t.Errorf("node %s: properties %v, want %v", n.ID, vx.Props, props)
+		for i, p := range vx.Props() {
+			if props[p.Key] != p.Value || i > 0 && vx.Props()[i-1].Key >= p.Key {
+				t.Errorf("node %s: properties %v, want %v", n.ID, vx.Props(), props)
 			}
 		}
 		paths := md["paths"].(map[string]any)
@@ -242,7 +246,7 @@ func checkAgainstRaw(t *testing.T, g *graph.Graph, raw *rawDoc) {
 
 func equalVertex(a, b graph.Vertex) bool {
 	return a.Type == b.Type && a.Status == b.Status && a.Rank == b.Rank && a.ID == b.ID &&
-		a.UniqID == b.UniqID && a.Size == b.Size && a.Basename == b.Basename && a.Name == b.Name && a.Unit == b.Unit
+		a.UniqID == b.UniqID && a.Size == b.Size && a.Basename == b.Basename && a.Name == b.Name && a.Unit() == b.Unit()
 }
 
 // TestReadRDocuments: an RFC 20 R is not a JGF (its "scheduling" member
@@ -348,8 +352,8 @@ func TestA2Defaults(t *testing.T) {
 		vx := g.V(graph.VertexID(i))
 		m := n.Metadata
 		if g.TypeName(graph.VertexID(i)) != m.Type || vx.Basename != m.Basename || vx.Name != m.Name || vx.ID != m.ID ||
-			vx.UniqID != m.UniqID || vx.Rank != m.Rank || vx.Size != m.Size || vx.Status != m.Status || vx.Unit != "" ||
-			!slices.Equal(vx.Props, m.Properties) || len(vx.Paths) != 1 || vx.Paths[0].Path != m.Paths[0].Path {
+			vx.UniqID != m.UniqID || vx.Rank != m.Rank || vx.Size != m.Size || vx.Status != m.Status || vx.Unit() != "" ||
+			!slices.Equal(vx.Props(), m.Properties) || len(vx.Paths) != 1 || vx.Paths[0].Path != m.Paths[0].Path {
 			t.Errorf("vertex %d: %+v", i, *vx)
 		}
 	}
@@ -613,7 +617,7 @@ func TestLenientShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	vx := g.V(0)
-	if g.TypeName(0) != "b" || len(vx.Paths) != 2 || vx.Paths[0].Path != "/s" || vx.Paths[1].Path != "/q/r" || len(vx.Props) != 1 || vx.Props[0].Value != "2" {
+	if g.TypeName(0) != "b" || len(vx.Paths) != 2 || vx.Paths[0].Path != "/s" || vx.Paths[1].Path != "/q/r" || len(vx.Props()) != 1 || vx.Props()[0].Value != "2" {
 		t.Errorf("%+v", *vx)
 	}
 	x, _ := g.Subsystems.Lookup("x")
@@ -880,8 +884,8 @@ func TestRoundTrip(t *testing.T) {
 		}
 		bv := h.V(u)
 		if g.TypeName(v) != h.TypeName(u) || a.Basename != bv.Basename || a.Name != bv.Name || a.ID != bv.ID ||
-			a.Rank != bv.Rank || a.Size != bv.Size || a.Status != bv.Status || a.Unit != bv.Unit ||
-			!slices.Equal(a.Props, bv.Props) || len(a.Paths) != len(bv.Paths) {
+			a.Rank != bv.Rank || a.Size != bv.Size || a.Status != bv.Status || a.Unit() != bv.Unit() ||
+			!slices.Equal(a.Props(), bv.Props()) || len(a.Paths) != len(bv.Paths) {
 			t.Errorf("vertex %s:\n got %+v\nwant %+v", a.Name, *bv, *a)
 			continue
 		}

@@ -222,7 +222,7 @@ func TestJGFRoundTrip(t *testing.T) {
 			b := g2.V(v2)
 			if g.TypeName(graph.VertexID(v)) != g2.TypeName(v2) || a.Basename != b.Basename || a.Name != b.Name ||
 				a.ID != b.ID || a.Rank != b.Rank || a.Size != b.Size || a.Status != b.Status ||
-				fmt.Sprint(a.Props) != fmt.Sprint(b.Props) || fmt.Sprint(a.Paths) != fmt.Sprint(b.Paths) {
+				fmt.Sprint(a.Props()) != fmt.Sprint(b.Props()) || fmt.Sprint(a.Paths) != fmt.Sprint(b.Paths) {
 				t.Fatalf("graph %d: vertex %d read back as\n%+v\nwant\n%+v", i, v, *b, *a)
 			}
 		}

@@ -84,18 +84,18 @@ func VertexJSON(b *jsonw.Buf, g *graph.Graph, v *emit.Vertex) string {
 	b.Int(vx.ID)
 	b.Key("rank")
 	b.Int(vx.Rank)
-	if len(vx.Props) > 0 {
+	if len(vx.Props()) > 0 {
 		b.Key("properties")
 		b.Open('{')
-		for _, p := range vx.Props {
+		for _, p := range vx.Props() {
 			b.Key(p.Key)
 			b.String(p.Value)
 		}
 		b.Close('}')
 	}
-	if vx.Unit != "" {
+	if vx.Unit() != "" {
 		b.Key("unit")
-		b.String(vx.Unit)
+		b.String(vx.Unit())
 	}
 	if v.Exclusive {
 		b.Key("exclusive")

@@ -92,18 +92,24 @@ func vertexJSON(g *graph.Graph, v *emit.Vertex) string {
 func TestVertexJSON(t *testing.T) {
 	g := graph.New()
 	sub := g.Subsystem("power")
-	add := func(v graph.Vertex) graph.VertexID { return g.AddVertex(v) }
+	add := func(v graph.Vertex, props ...graph.Property) graph.VertexID {
+		v.SetProps(props)
+		return g.AddVertex(v)
+	}
 	core := add(graph.Vertex{Type: graph.TypeCore, ID: 17, UniqID: 43, Rank: 1, Size: 1, Basename: "core", Name: "core17",
 		Paths: []graph.Path{{Subsystem: graph.Containment, Path: "/tiny0/rack0/node1/socket0/core17"}}})
 	cluster := add(graph.Vertex{Type: graph.TypeCluster, ID: 0, UniqID: 0, Rank: -1, Size: 1, Basename: "medium", Name: "medium0",
 		Paths: []graph.Path{{Subsystem: graph.Containment, Path: "/medium0"}}})
 	host := add(graph.Vertex{Type: graph.TypeNode, ID: 12, UniqID: 7, Rank: 3, Size: 1, Basename: "node", Name: "host12",
-		Props: []graph.Property{{Key: "a", Value: ""}, {Key: "b", Value: "2"}}, Paths: []graph.Path{{Subsystem: graph.Containment, Path: "/c0/host12"}, {Subsystem: sub, Path: "/p0/host12"}}})
-	mem := add(graph.Vertex{Type: g.Type("memory"), ID: 3, UniqID: 99, Rank: -1, Size: 2, Basename: "memory", Name: "memory3", Unit: "GB",
-		Paths: []graph.Path{{Subsystem: graph.Containment, Path: "/t/memory3"}}})
+		Paths: []graph.Path{{Subsystem: graph.Containment, Path: "/c0/host12"}, {Subsystem: sub, Path: "/p0/host12"}}},
+		graph.Property{Key: "a", Value: ""}, graph.Property{Key: "b", Value: "2"})
+	memV := graph.Vertex{Type: g.Type("memory"), ID: 3, UniqID: 99, Rank: -1, Size: 2, Basename: "memory", Name: "memory3",
+		Paths: []graph.Path{{Subsystem: graph.Containment, Path: "/t/memory3"}}}
+	memV.SetUnit("GB")
+	mem := add(memV)
 	nopath := add(graph.Vertex{Type: graph.TypeGPU, ID: -1, UniqID: 5, Rank: -1, Size: 4, Basename: "gpu", Name: "gpu"})
-	weird := add(graph.Vertex{Type: graph.TypeCore, ID: 3, UniqID: 42, Rank: -1, Size: 1, Basename: "core", Name: "we\"ird",
-		Props: []graph.Property{{Key: "k\n", Value: "v\\"}}})
+	weird := add(graph.Vertex{Type: graph.TypeCore, ID: 3, UniqID: 42, Rank: -1, Size: 1, Basename: "core", Name: "we\"ird"},
+		graph.Property{Key: "k\n", Value: "v\\"})
 	tests := []struct {
 		v    emit.Vertex
 		want string
@@ -283,8 +289,9 @@ func TestA2Find(t *testing.T) {
 	if err := g.SetRoot(graph.Containment, c); err != nil {
 		t.Fatal(err)
 	}
-	h := add(graph.Vertex{Type: graph.TypeNode, ID: 12, UniqID: 7, Rank: 3, Size: 1, Basename: "node", Name: "host12",
-		Props: []graph.Property{{Key: "a", Value: ""}, {Key: "b", Value: "2"}}, Paths: p("/c0/host12")}, c)
+	hv := graph.Vertex{Type: graph.TypeNode, ID: 12, UniqID: 7, Rank: 3, Size: 1, Basename: "node", Name: "host12", Paths: p("/c0/host12")}
+	hv.SetProps([]graph.Property{{Key: "a", Value: ""}, {Key: "b", Value: "2"}})
+	h := add(hv, c)
 	add(graph.Vertex{Type: graph.TypeCore, ID: 8, UniqID: 8, Rank: -1, Size: 1, Basename: "cpu", Name: "cpu8", Paths: p("/c0/host12/cpu8")}, h)
 	add(graph.Vertex{Type: graph.TypeCore, ID: 3, UniqID: 42, Rank: -1, Size: 1, Basename: "core", Name: "weird", Status: graph.StatusDown, Paths: p("/c0/host12/weird")}, h)
 	add(graph.Vertex{Type: graph.TypeGPU, ID: 0, UniqID: 11, Rank: 3, Size: 4, Basename: "gpu", Name: "gpu0", Paths: p("/c0/host12/gpu0")}, h)

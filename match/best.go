@@ -659,7 +659,7 @@ func (m *Matcher) closePath() {
 		if o.pass >= 0 {
 			p := &m.work.pass[o.pass]
 			p.score = s
-			p.avail, _ = m.plans[o.v].AvailDuring(m.cur.at, m.cur.duration)
+			p.avail, _ = m.plan(o.v).AvailDuring(m.cur.at, m.cur.duration)
 			m.post++
 		}
 	}

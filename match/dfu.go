@@ -249,7 +249,7 @@ func (m *Matcher) pruneVertex(u graph.VertexID, si int, xin bool, resources []*r
 			return false
 		}
 	}
-	avail, err := m.plans[u].AvailDuring(m.cur.at, m.cur.duration)
+	avail, err := m.plan(u).AvailDuring(m.cur.at, m.cur.duration)
 	if err != nil {
 		m.errno = plannerErrno(err)
 		if m.errno == ERANGE {
@@ -293,7 +293,7 @@ func (m *Matcher) byExcl(u graph.VertexID, vx *graph.Vertex, xin bool, r *req) b
 			m.errno = EBUSY
 			return false
 		}
-		n, err := m.xchk[u].AvailDuring(m.cur.at, m.cur.duration)
+		n, err := m.xplan(u).AvailDuring(m.cur.at, m.cur.duration)
 		if err != nil {
 			m.errno = plannerErrno(err)
 			if m.errno == ERANGE {
@@ -310,8 +310,9 @@ func (m *Matcher) byExcl(u graph.VertexID, vx *graph.Vertex, xin bool, r *req) b
 }
 
 func (m *Matcher) hasAllocation(u graph.VertexID) bool {
-	for _, j := range m.jobs[u] {
-		if j.alloc != 0 {
+	l := m.jobsOf(u)
+	for i := range l.Len() {
+		if l.At(i).alloc != 0 {
 			return true
 		}
 	}
@@ -320,8 +321,8 @@ func (m *Matcher) hasAllocation(u graph.VertexID) bool {
 
 // bySubplan is the subtree check against u's pruning filter (§6.5).
 func (m *Matcher) bySubplan(u graph.VertexID, si int, r *req) bool {
-	f := m.filt[si][u]
-	if f == nil || len(r.user) == 0 {
+	f := m.filter(si, u)
+	if !f.ok() || len(r.user) == 0 {
 		return true
 	}
 	counts := m.work.counts[:0]
@@ -373,8 +374,8 @@ func (m *Matcher) explore(u graph.VertexID, si int, resources []*req, pristine, 
 // exploreDynamic visits children in by_outedges order and stops once every
 // requested type has enough (spec traversal.md §5.2).
 func (m *Matcher) exploreDynamic(u graph.VertexID, resources []*req, pristine, excl bool, dfu *scoring, mult uint32) int {
-	l := m.outOrder[u]
-	if l == nil {
+	l := m.childOrder(u)
+	if l.none() {
 		return -1
 	}
 	sub := m.subs[0]
@@ -393,8 +394,8 @@ func (m *Matcher) exploreDynamic(u graph.VertexID, resources []*req, pristine, e
 	sortTally(m.work.tally[base:])
 	defer func() { m.work.tally = m.work.tally[:base] }()
 	ok := false
-	for i := 0; i < len(l); i++ {
-		e := l[i]
+	for i := 0; i < l.Len(); i++ {
+		e := l.At(i)
 		if e.sub != sub || !m.white(0, e.dst) {
 			continue
 		}
@@ -496,7 +497,7 @@ func (m *Matcher) auxUPV(v graph.VertexID, si int, resources []*req, excl bool) 
 		}
 	}
 	m.black(si, v)
-	avail, err := m.plans[v].AvailDuring(m.cur.at, m.cur.duration)
+	avail, err := m.plan(v).AvailDuring(m.cur.at, m.cur.duration)
 	if err != nil || avail == 0 {
 		m.errno = EBUSY
 		return false
@@ -667,7 +668,7 @@ func (m *Matcher) domDFV(u graph.VertexID, resources []*req, pristine bool, excl
 	}
 	*excl = xin
 	m.black(0, u)
-	avail, err := m.plans[u].AvailDuring(m.cur.at, m.cur.duration)
+	avail, err := m.plan(u).AvailDuring(m.cur.at, m.cur.duration)
 	if err != nil {
 		m.errno = plannerErrno(err)
 		return -1

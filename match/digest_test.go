@@ -27,21 +27,21 @@ func digest(m *Matcher) string { return stateDigest(m, defaultProbes, false) }
 // order it adds the dynamic-order weights and child order.
 func stateDigest(m *Matcher, probes []int64, order bool) string {
 	var b strings.Builder
-	for v := range m.plans {
+	for v := range graph.VertexID(m.g.NumVertices()) {
 		fmt.Fprintf(&b, "v%d", v)
-		p := &m.plans[v]
+		p := m.plan(v)
 		fmt.Fprintf(&b, " plans(%d,%d)", p.NumSpans(), p.NumPoints())
 		for _, t := range probes {
 			a, err := p.AvailAt(t)
 			fmt.Fprintf(&b, " %d%s", a, errMark(err))
 		}
-		x := &m.xchk[v]
+		x := m.xplan(v)
 		fmt.Fprintf(&b, " xchk(%d,%d)", x.NumSpans(), x.NumPoints())
 		for _, t := range probes {
 			a, err := x.AvailAt(t)
 			fmt.Fprintf(&b, " %d%s", xCheckerTotal-a, errMark(err))
 		}
-		if f := m.filt[0][v]; f != nil {
+		if f := m.filter(0, v); f.ok() {
 			fmt.Fprintf(&b, " filt(%d)", f.NumSpans())
 			for i := 0; i < f.Len(); i++ {
 				fmt.Fprintf(&b, " %d:%d/", f.Type(i), f.Total(i))
@@ -51,15 +51,16 @@ func stateDigest(m *Matcher, probes []int64, order bool) string {
 				}
 			}
 		}
-		for _, r := range m.jobs[v] {
+		for _, r := range m.jobsOf(v).l {
 			fmt.Fprintf(&b, " job%d{a%v r%v x%v f%v t%v}", r.job, r.alloc != 0, r.resv != 0, r.xspan != 0, r.fspan >= 0, r.tagged)
 		}
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "nodesUp %d\n", m.nodesUp)
 	if order {
-		fmt.Fprintf(&b, "weights %v\n", m.weight)
-		for v, l := range m.outOrder {
+		fmt.Fprintf(&b, "weights %v\n", weightsOf(m))
+		for v := range m.g.NumVertices() {
+			l := m.childOrder(graph.VertexID(v)).list()
 			if len(l) == 0 {
 				continue
 			}
@@ -78,8 +79,8 @@ func stateDigest(m *Matcher, probes []int64, order bool) string {
 func rawDigest(m *Matcher, probes []int64) string {
 	var b strings.Builder
 	b.WriteString(stateDigest(m, probes, true))
-	for v, l := range m.jobs {
-		for _, r := range l {
+	for v := range graph.VertexID(m.g.NumVertices()) {
+		for _, r := range m.jobsOf(v).l {
 			fmt.Fprintf(&b, "v%d %+v\n", v, r)
 		}
 	}
@@ -141,3 +142,17 @@ func sortedProbes(set map[int64]bool) []int64 {
 	slices.Sort(l)
 	return slices.Compact(l)
 }
+
+// weightsOf lists the dynamic-order weight of every edge.
+func weightsOf(m *Matcher) []uint64 {
+	w := make([]uint64, m.g.NumEdges())
+	for e := range w {
+		w[e] = m.weight(graph.EdgeID(e))
+	}
+	return w
+}
+
+// Test-only reads of a planner.
+func (r rPlanner) AvailAt(t int64) (int64, error) { return r.p.AvailAt(t) }
+func (r rPlanner) NumSpans() int                  { return r.p.NumSpans() }
+func (r rPlanner) NumPoints() int                 { return r.p.NumPoints() }

@@ -147,9 +147,11 @@
 //     job records dropped but their planner spans kept;
 //   - an unknown rank fails a partial cancel or rank removal after the
 //     ranks before it were released or cleared;
-//   - a cancel fails for a job that vertices below the root still carry
-//     but the root does not (after such a removal gave the root's share
-//     back);
+//   - a cancel of a job that vertices below the root still carry but the
+//     root does not (after such a removal gave the root's share back)
+//     takes the job's allocation spans off every vertex, leaves its tags,
+//     exclusivity and filter spans, and fails (by default Cancel releases
+//     everything such a job holds and succeeds);
 //   - a booking under a job id that already holds resources is accepted
 //     and loses track of the first booking's spans (resource-query reuses
 //     the id of a match whose output could not be rendered);

@@ -320,7 +320,7 @@ func TestRemoveRanksSharedRank(t *testing.T) {
 					t.Errorf("job records left on rank 0: %s", w.names(g))
 				}
 				core := g.ByPath("/tiny0/rack0/node0/socket0/core0")[0]
-				if a, _ := m.plans[core].AvailDuring(0, 3600); a != 0 {
+				if a, _ := m.plan(core).AvailDuring(0, 3600); a != 0 {
 					t.Errorf("node0's core0 is free again after Fluxion's failed removal")
 				}
 			}
@@ -350,9 +350,9 @@ func TestPartialCancelRanksNothingBack(t *testing.T) {
 				t.Fatalf("PartialCancel(rank 0) = %v, %v", full, err)
 			}
 			rack := g.ByPath("/tiny0/rack0")[0]
-			rec := m.jobRec(rack, 1, false)
-			if tc.failures != (rec != nil && rec.xspan != 0) {
-				t.Errorf("rack0's exclusivity span for job 1 kept = %v, want %v", rec != nil && rec.xspan != 0, tc.failures)
+			rec, ok := m.jobAt(rack, 1)
+			if tc.failures != (ok && rec.xspan != 0) {
+				t.Errorf("rack0's exclusivity span for job 1 kept = %v, want %v", ok && rec.xspan != 0, tc.failures)
 			}
 		})
 	}
@@ -390,29 +390,4 @@ func rankedGraph(nnodes, ncores int) *graph.Graph {
 		}
 	}
 	return b.Graph()
-}
-
-// A job its root no longer carries while other vertices still do (a rank
-// removal gave the root's share back, o2000267): Fluxion's cancel fails;
-// the library releases the job. A job that tagged nothing (booked from an
-// R under another dominant subsystem) is released in both.
-func TestCancelJobTaggedBelowRoot(t *testing.T) {
-	for _, failures := range []bool{false, true} {
-		g := tinyGraph()
-		m := newMatcherOpts(t, g, Options{Policy: "high", FluxionFailures: failures})
-		matchR(t, m, mkjs(t, g, "slot[1]->core[2]", 3600), 1)
-		root := m.jobRec(g.Root(m.dom), 1, false)
-		root.tagged = false // as after Fluxion's summed rank removal
-		err := m.Cancel(1)
-		if (err != nil) != failures {
-			t.Errorf("failures=%v: Cancel = %v", failures, err)
-		}
-		w := newRecorder()
-		if err := m.Find("jobid-alloc=1", 0, w); err != nil {
-			t.Fatal(err)
-		}
-		if released := w.names(g) == ""; released == failures {
-			t.Errorf("failures=%v: job 1 released = %v (%s)", failures, released, w.names(g))
-		}
-	}
 }

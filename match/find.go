@@ -220,17 +220,17 @@ func (m *Matcher) evalOperand(o *operand, u graph.VertexID, fl findFlags) bool {
 		r := fl&flagReserved != 0 || m.hasReservation(u)
 		return r == (p.value == "reserved")
 	case "jobid-alloc":
-		r := m.jobRec(u, p.job, false)
-		return r != nil && r.alloc != 0
+		r, ok := m.jobAt(u, p.job)
+		return ok && r.alloc != 0
 	case "jobid-reserved":
-		r := m.jobRec(u, p.job, false)
-		return r != nil && r.resv != 0
+		r, ok := m.jobAt(u, p.job)
+		return ok && r.resv != 0
 	case "jobid-span":
-		r := m.jobRec(u, p.job, false)
-		return r != nil && r.fspan >= 0
+		r, ok := m.jobAt(u, p.job)
+		return ok && r.fspan >= 0
 	case "jobid-tag":
-		r := m.jobRec(u, p.job, false)
-		return r != nil && r.tagged
+		r, ok := m.jobAt(u, p.job)
+		return ok && r.tagged
 	case "agfilter":
 		return p.value == "true" || p.value == "t"
 	case "names":
@@ -243,8 +243,9 @@ func (m *Matcher) evalOperand(o *operand, u graph.VertexID, fl findFlags) bool {
 }
 
 func (m *Matcher) hasReservation(u graph.VertexID) bool {
-	for _, j := range m.jobs[u] {
-		if j.resv != 0 {
+	l := m.jobsOf(u)
+	for i := range l.Len() {
+		if l.At(i).resv != 0 {
 			return true
 		}
 	}
@@ -342,18 +343,19 @@ func (m *Matcher) findDFV(f *finder, u graph.VertexID, inherited findFlags) (int
 	}
 	f.ev = emit.Vertex{ID: u, Needs: vx.Size, Exclusive: true, Level: f.level}
 	if f.agfilter {
-		flt := m.filt[0][u]
-		if flt == nil {
+		flt := m.filter(0, u)
+		if !flt.ok() {
 			return 0, nil
 		}
 		var rec *jobRec
 		if f.job != 0 {
-			rec = m.jobRec(u, f.job, false)
-			if rec == nil || rec.fspan < 0 {
+			r, ok := m.jobAt(u, f.job)
+			if !ok || r.fspan < 0 {
 				// A vertex the job has no filter span at is left out (the
 				// ops corpus shows no error here).
 				return 0, nil
 			}
+			rec = &r
 		}
 		for i := 0; i < flt.Len(); i++ {
 			total := flt.Total(i)

@@ -27,10 +27,12 @@ type Hold struct {
 // no other operation runs (or on a View while only read-only queries run).
 // Pictures and usage reports are built on it.
 func (m *Matcher) Holds(v graph.VertexID, dst []Hold) []Hold {
-	if v < 0 || int(v) >= len(m.jobs) {
+	if v < 0 || int(v) >= m.g.NumVertices() {
 		return dst
 	}
-	for _, r := range m.jobs[v] {
+	recs := m.jobsOf(v)
+	for i := range recs.Len() {
+		r := recs.At(i)
 		h := Hold{Job: r.job}
 		span := r.alloc
 		if span == 0 && r.resv != 0 {
@@ -38,19 +40,19 @@ func (m *Matcher) Holds(v graph.VertexID, dst []Hold) []Hold {
 		}
 		switch {
 		case span != 0:
-			s, d, n, err := m.plans[v].SpanInfo(span)
+			s, d, n, err := m.plan(v).SpanInfo(span)
 			if err != nil {
 				continue
 			}
 			h.Own, h.Units, h.Start, h.End = true, n, s, s+d
 		case r.xspan != 0:
-			s, d, _, err := m.xchk[v].SpanInfo(r.xspan)
+			s, d, _, err := m.xplan(v).SpanInfo(r.xspan)
 			if err != nil {
 				continue
 			}
 			h.Start, h.End = s, s+d
-		case r.fspan >= 0 && m.filt[0][v] != nil:
-			s, d, _, err := m.filt[0][v].SpanInfo(r.fspan)
+		case r.fspan >= 0 && m.filter(0, v).ok():
+			s, d, _, err := m.filter(0, v).SpanInfo(r.fspan)
 			if err != nil {
 				continue
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/planner"
@@ -240,25 +241,17 @@ type schedule struct {
 
 	prune []pruneConf // by matcher subsystem index
 
-	plans []planner.Planner
-	xchk  []planner.Planner
-	jobs  [][]jobRec
-	// jobChunk is unused room for small per-vertex record lists.
-	jobChunk []jobRec
-	filt     [][]*planner.Multi // [subsystem index][vertex]
-
-	outOrder [][]outEntry // the dynamic child order (by_outedges)
-	weight   []uint64     // by edge
+	// store holds the per-vertex and per-edge state (planners, job
+	// records, filters, the dynamic child order), the job index and the
+	// graph's ownership, copy-on-write (store.go).
+	store
 
 	nodesUp int64
 	polExcl []graph.TypeID
 
-	// jobIdx lists, per job, the vertices where it got a record (cancel
-	// visits them instead of walking from the root); lists are recycled.
-	jobIdx map[uint64]int32
-	vlists [][]graph.VertexID
-	vfree  []int32
-	vchunk []graph.VertexID
+	// cloneMu serialises Clones of one schedule (read-only queries, which
+	// may run concurrently, may clone; Clone retokens the store).
+	cloneMu sync.Mutex
 }
 
 // scratch is the per-walk state of a matcher: visit marks, selection
@@ -430,26 +423,36 @@ func newShell(g *graph.Graph, opts Options, intern bool) (*Matcher, error) {
 // then run concurrently on several views while no other operation runs.
 func (m *Matcher) View() *Matcher {
 	pol, _ := policy.New(m.opts.Policy)
-	v := &Matcher{schedule: m.schedule, scratch: &scratch{pol: pol}}
-	v.fitScratch()
-	return v
+	// The scratch arrays are sized by the first walk (resetColors).
+	return &Matcher{schedule: m.schedule, scratch: &scratch{pol: pol}}
 }
 
 // fitScratch sizes the visit marks and stamps to the graph (which attach
-// can grow).
+// can grow). Every walk starts with resetColors, which calls it when the
+// sizes are off, so new scratch state (of a view or a clone) costs nothing
+// until it is used.
 func (m *Matcher) fitScratch() {
 	nv, ne := m.g.NumVertices(), m.g.NumEdges()
 	if len(m.colors) != len(m.subs) {
 		m.colors = make([][]uint32, len(m.subs))
 	}
 	for i := range m.colors {
-		for len(m.colors[i]) < nv {
-			m.colors[i] = append(m.colors[i], 0)
-		}
+		m.colors[i] = growTo(m.colors[i], nv)
 	}
-	for len(m.stamps) < ne {
-		m.stamps = append(m.stamps, stamp{})
+	m.stamps = growTo(m.stamps, ne)
+}
+
+// growTo extends l with zero values to length n.
+func growTo[T any](l []T, n int) []T {
+	if len(l) >= n {
+		return l
 	}
+	return append(l, make([]T, n-len(l))...)
+}
+
+// scratchFits reports whether the visit marks and stamps cover the graph.
+func (m *Matcher) scratchFits() bool {
+	return len(m.colors) == len(m.subs) && len(m.colors[0]) >= m.g.NumVertices() && len(m.stamps) >= m.g.NumEdges()
 }
 
 // Graph returns the matcher's graph.
@@ -470,37 +473,25 @@ func (m *Matcher) SetErrno(e Errno) {
 	m.errno = e
 }
 
-// initState sizes the per-vertex and per-edge state for the whole graph.
+// initState sets up empty per-vertex and per-edge state for the whole
+// graph: vertices get records lazily, except for the dynamic child order.
 func (m *Matcher) initState() {
 	g := m.g
-	nv, ne := g.NumVertices(), g.NumEdges()
-	m.plans = make([]planner.Planner, nv)
-	m.xchk = make([]planner.Planner, nv)
-	m.jobs = make([][]jobRec, nv)
-	for v := 0; v < nv; v++ {
-		m.plans[v].Init(0, math.MaxInt64, g.V(graph.VertexID(v)).Size)
-		m.xchk[v].Init(0, math.MaxInt64, xCheckerTotal)
-	}
-	m.filt = make([][]*planner.Multi, len(m.subs))
-	for i := range m.subs {
-		m.filt[i] = make([]*planner.Multi, nv)
-	}
-	m.weight = make([]uint64, ne)
-	m.outOrder = make([][]outEntry, nv)
-	for e := 0; e < ne; e++ {
-		m.weight[e] = math.MaxUint64
-	}
-	for v := 0; v < nv; v++ {
-		out := g.Out(graph.VertexID(v))
-		if len(out) == 0 {
-			continue
+	nv := g.NumVertices()
+	m.store = newStore(nv)
+	if m.dynamic {
+		for v := 0; v < nv; v++ {
+			out := g.Out(graph.VertexID(v))
+			if len(out) == 0 || outIncreasing(g, out) {
+				continue // derived (see childOrder)
+			}
+			l := make([]outEntry, 0, len(out))
+			for _, h := range out {
+				l = append(l, outEntry{weight: math.MaxUint64, uniq: g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem})
+			}
+			sortOut(l)
+			m.setOrder(graph.VertexID(v), l)
 		}
-		l := make([]outEntry, 0, len(out))
-		for _, h := range out {
-			l = append(l, outEntry{weight: math.MaxUint64, uniq: g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem})
-		}
-		sortOut(l)
-		m.outOrder[v] = l
 	}
 	m.nodesUp = 0
 	for _, v := range g.ByType(graph.TypeNode) {
@@ -553,22 +544,26 @@ func outPos(l []outEntry, x outEntry) int {
 // binary searches and one block move of the entries in between.
 // uniq is the uniq_id of the edge's target.
 func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, uniq int64, w uint64) {
-	if e < 0 || int(e) >= len(m.weight) {
+	if e < 0 || int(e) >= m.g.NumEdges() {
 		return
 	}
-	l := m.outOrder[u]
-	key := outEntry{weight: m.weight[e], uniq: uniq}
-	i := outPos(l, key)
-	if i >= len(l) || l[i].edge != e {
+	if m.derivedOrder(u) {
+		m.worder(u) // a re-keyed order is stored
+	}
+	ro := m.childOrder(u).l
+	key := outEntry{weight: m.weight(e), uniq: uniq}
+	i := outPos(ro, key)
+	if i >= len(ro) || ro[i].edge != e {
 		// Not found by key (should not happen): fall back to a scan.
-		i = slices.IndexFunc(l, func(x outEntry) bool { return x.edge == e })
+		i = slices.IndexFunc(ro, func(x outEntry) bool { return x.edge == e })
 		if i < 0 {
 			return
 		}
 	}
+	l := m.worder(u)
 	x := l[i]
 	x.weight = w
-	m.weight[e] = w
+	m.setWeight(e, w)
 	j := outPos(l, x)
 	switch {
 	case j > i+1:
@@ -586,6 +581,9 @@ func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, uniq int64, w uint64) 
 
 // resetColors turns every vertex white in every subsystem at once.
 func (m *Matcher) resetColors() {
+	if !m.scratchFits() {
+		m.fitScratch()
+	}
 	if m.cbase > math.MaxUint32-8 {
 		for i := range m.colors {
 			clear(m.colors[i])
@@ -699,7 +697,7 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 		totals[i], _ = dfv.get(t)
 		ids[i] = int32(t)
 	}
-	if f := m.filt[si][u]; f != nil {
+	if f := m.wfilter(si, u); f != nil {
 		if m.opts.FluxionQuirks {
 			f.UpdateKeepSearch(totals, ids)
 		} else {
@@ -711,5 +709,5 @@ func (m *Matcher) primeVertex(si int, u graph.VertexID, toParent *tcounts, scrat
 	if err != nil {
 		return
 	}
-	m.filt[si][u] = f
+	m.setFilter(si, u, f)
 }

@@ -84,14 +84,14 @@ func (m *Matcher) releaseRanks(job uint64, ranks []int64, apply bool) ([]rankCou
 		}
 		rc := rankCounts{rank: r, root: m.rankRoot(r)}
 		for _, v := range vs {
-			rec := m.jobRec(v, job, false)
-			if rec == nil || !rec.tagged {
+			r, ok := m.jobAt(v, job)
+			if !ok || !r.tagged {
 				continue
 			}
 			if apply {
-				m.releaseVertex(v, rec, job, &rc.counts)
+				m.releaseVertex(v, m.wjob(v, job), job, &rc.counts)
 			} else {
-				m.addPlanned(v, rec, &rc.counts)
+				m.addPlanned(v, &r, &rc.counts)
 			}
 		}
 		rcs = append(rcs, rc)
@@ -122,10 +122,10 @@ func (m *Matcher) finishPartial(job uint64, rcs []rankCounts, perRank bool) (boo
 		return false, err
 	}
 	root := m.g.Root(m.dom)
-	if rec := m.jobRec(root, job, false); rec != nil && rec.tagged {
+	if rec, ok := m.jobAt(root, job); ok && rec.tagged {
 		return false, nil
 	}
-	for v := range m.jobs {
+	for v := range m.g.NumVertices() {
 		m.dropSpans(graph.VertexID(v), job)
 	}
 	m.compactJob(job)
@@ -155,7 +155,7 @@ func (m *Matcher) addPlanned(v graph.VertexID, rec *jobRec, counts *tcounts) {
 		span = rec.resv
 	}
 	if span != 0 {
-		if n, err := m.plans[v].SpanPlanned(span); err == nil {
+		if n, err := m.plan(v).SpanPlanned(span); err == nil {
 			counts.add(m.g.V(v).Type, n)
 		}
 	}
@@ -166,10 +166,10 @@ func (m *Matcher) addPlanned(v graph.VertexID, rec *jobRec, counts *tcounts) {
 func (m *Matcher) releaseVertex(v graph.VertexID, rec *jobRec, job uint64, counts *tcounts) {
 	rec.tagged = false
 	if rec.xspan != 0 {
-		m.xchk[v].RemSpan(rec.xspan)
+		m.wxplan(v).RemSpan(rec.xspan)
 		rec.xspan = 0
 	}
-	if f := m.filt[0][v]; f != nil && rec.fspan >= 0 {
+	if f := m.wfilter(0, v); f != nil && rec.fspan >= 0 {
 		f.RemSpan(rec.fspan)
 		rec.fspan = -1
 	}
@@ -222,24 +222,25 @@ func (m *Matcher) ancestorCounts(rcs []rankCounts) []ancCounts {
 // nothing changes, the result only tells whether it would fail.
 func (m *Matcher) reduceAncestors(job uint64, ancs []ancCounts, check bool) error {
 	root := m.g.Root(m.dom)
-	if rec := m.jobRec(root, job, false); rec == nil || !rec.tagged {
+	if rec, ok := m.jobAt(root, job); !ok || !rec.tagged {
 		return nil
 	}
 	for _, a := range ancs {
-		f := m.filt[0][a.v]
-		rec := m.jobRec(a.v, job, false)
-		if f == nil || rec == nil || rec.fspan < 0 || !rec.tagged {
+		fr := m.filter(0, a.v)
+		r, ok := m.jobAt(a.v, job)
+		if !fr.ok() || !ok || r.fspan < 0 || !r.tagged {
 			continue
 		}
 		if check {
 			for _, tc := range a.counts {
 				// Members whose span is gone are skipped, as by ReduceSpan.
-				if k, err := f.SpanPlanned(rec.fspan, f.Index(int32(tc.t))); err == nil && tc.n > k {
+				if k, err := fr.SpanPlanned(r.fspan, fr.Index(int32(tc.t))); err == nil && tc.n > k {
 					return m.reduceError(job, a.v)
 				}
 			}
 			continue
 		}
+		f, rec := m.wfilter(0, a.v), m.wjob(a.v, job)
 		types := make([]int32, len(a.counts))
 		counts := make([]int64, len(a.counts))
 		for i, tc := range a.counts {
@@ -256,7 +257,7 @@ func (m *Matcher) reduceAncestors(job uint64, ancs []ancCounts, check bool) erro
 		// Fluxion drops the ancestor's exclusivity-checker span even when
 		// the job still holds resources below it.
 		if rec.xspan != 0 {
-			m.xchk[a.v].RemSpan(rec.xspan)
+			m.wxplan(a.v).RemSpan(rec.xspan)
 			rec.xspan = 0
 		}
 		m.dropIfEmpty(a.v, job)
@@ -351,9 +352,15 @@ func (m *Matcher) cancelVertex(job uint64, n *jgf.Node, counts *tcounts) (graph.
 	}
 	apply := counts != nil
 	name := m.g.V(v).Name
-	rec := m.jobRec(v, job, false)
+	var rec *jobRec
+	if r, ok := m.jobAt(v, job); ok {
+		rec = &r
+		if apply {
+			rec = m.wjob(v, job)
+		}
+	}
 	if rec != nil && apply {
-		if f := m.filt[0][v]; f != nil && rec.fspan >= 0 {
+		if f := m.wfilter(0, v); f != nil && rec.fspan >= 0 {
 			f.RemSpan(rec.fspan)
 			rec.fspan = -1
 		}
@@ -369,7 +376,7 @@ func (m *Matcher) cancelVertex(job uint64, n *jgf.Node, counts *tcounts) (graph.
 		span = rec.resv
 	}
 	if apply {
-		m.xchk[v].RemSpan(rec.xspan)
+		m.wxplan(v).RemSpan(rec.xspan)
 		rec.xspan = 0
 		rec.tagged = false
 	}
@@ -381,7 +388,7 @@ func (m *Matcher) cancelVertex(job uint64, n *jgf.Node, counts *tcounts) (graph.
 	}
 	if apply {
 		if span != 0 {
-			if k, err := m.plans[v].SpanPlanned(span); err == nil {
+			if k, err := m.plan(v).SpanPlanned(span); err == nil {
 				counts.add(m.g.V(v).Type, k)
 			}
 		}

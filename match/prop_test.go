@@ -276,16 +276,16 @@ func (r *propRun) checkModel() {
 					}
 				}
 			}
-			if got, err := m.plans[v].AvailAt(t); err != nil || got != wantPlan {
+			if got, err := m.plan(graph.VertexID(v)).AvailAt(t); err != nil || got != wantPlan {
 				r.fatalf("%s (v%d): planner has %d free at %d (err %v), the live jobs leave %d", vx.Name, v, got, t, err, wantPlan)
 				return
 			}
-			if got, err := m.xchk[v].AvailAt(t); err != nil || got != wantX {
+			if got, err := m.xplan(graph.VertexID(v)).AvailAt(t); err != nil || got != wantX {
 				r.fatalf("%s (v%d): exclusivity checker has %d jobs at %d (err %v), want %d", vx.Name, v, xCheckerTotal-got, t, err, xCheckerTotal-wantX)
 				return
 			}
-			f := m.filt[0][v]
-			if f == nil {
+			f := m.filter(0, graph.VertexID(v))
+			if !f.ok() {
 				continue
 			}
 			for i := 0; i < f.Len(); i++ {
@@ -302,7 +302,7 @@ func (r *propRun) checkModel() {
 			}
 		}
 		// Job records: exactly the live jobs that emitted the vertex.
-		for _, rec := range m.jobs[v] {
+		for _, rec := range m.jobsOf(graph.VertexID(v)).l {
 			j := r.live[rec.job]
 			var u *use
 			for k := range uses[v] {
@@ -317,13 +317,13 @@ func (r *propRun) checkModel() {
 			wantAlloc := u.excl && !j.reserved
 			wantResv := u.excl && j.reserved
 			if !rec.tagged || rec.xspan == 0 || (rec.alloc != 0) != wantAlloc || (rec.resv != 0) != wantResv ||
-				(rec.fspan >= 0 && m.filt[0][v] == nil) {
+				(rec.fspan >= 0 && !m.filter(0, graph.VertexID(v)).ok()) {
 				r.fatalf("%s (v%d): record of job %d is %+v (excl %v reserved %v)", vx.Name, v, rec.job, rec, u.excl, j.reserved)
 				return
 			}
 		}
 		for _, u := range uses[v] {
-			if m.jobRec(vid, u.job.id, false) == nil {
+			if !m.hasJob(vid, u.job.id) {
 				r.fatalf("%s (v%d) has no record of job %d, which emitted it", vx.Name, v, u.job.id)
 				return
 			}
@@ -470,9 +470,9 @@ func (r *propRun) cancel() {
 	}
 	delete(r.live, id)
 	r.order = append(r.order[:k], r.order[k+1:]...)
-	for v := range r.m.jobs {
-		if rec := r.m.jobRec(graph.VertexID(v), id, false); rec != nil {
-			r.fatalf("%s keeps a record of cancelled job %d: %+v", r.g.V(graph.VertexID(v)).Name, id, *rec)
+	for v := range r.m.g.NumVertices() {
+		if rec, ok := r.m.jobAt(graph.VertexID(v), id); ok {
+			r.fatalf("%s keeps a record of cancelled job %d: %+v", r.g.V(graph.VertexID(v)).Name, id, rec)
 			return
 		}
 	}

@@ -74,7 +74,7 @@ func isInvalid(err error) bool {
 // orderOf returns the names of u's children in the dynamic order.
 func orderOf(m *Matcher, u graph.VertexID) string {
 	s := ""
-	for _, e := range m.outOrder[u] {
+	for _, e := range m.childOrder(u).list() {
 		s += m.g.V(e.dst).Name + " "
 	}
 	return s
@@ -105,7 +105,7 @@ func TestDynamicOrderRekeys(t *testing.T) {
 			if !ok {
 				t.Fatal("no rack0 -> node1 edge")
 			}
-			if got := m.weight[e]; got != tc.want {
+			if got := m.weight(e); got != tc.want {
 				t.Errorf("weight = %d, want %d (order %s)", got, tc.want, orderOf(m, g.ByPath("/tiny0/rack0")[0]))
 			}
 		})
@@ -144,7 +144,7 @@ func TestEmissionLevelCarriesOver(t *testing.T) {
 		js := mkjs(t, g, "slot[1:3:+:1]->core[1]", 60)
 		// Leave two cores in the root's filter, behind the planners' back.
 		root := g.Root(m.dom)
-		f := m.filt[0][root]
+		f := m.wfilter(0, root)
 		counts := make([]int64, f.Len())
 		for i := range counts {
 			if graph.TypeID(f.Type(i)) == graph.TypeCore {

@@ -147,13 +147,15 @@ func (m *Matcher) planRankRemoval(ranks []int64) rankRemoval {
 		rroot := m.rankRoot(r)
 		sum := rankCounts{rank: r, root: rroot}
 		for _, v := range vs {
-			for _, rec := range m.jobs[v] {
+			recs := m.jobsOf(v)
+			for i := range recs.Len() {
+				rec := recs.At(i)
 				jr := jobIdx(rec.job)
 				if len(jr.rcs) == 0 || jr.rcs[len(jr.rcs)-1].rank != r {
 					jr.rcs = append(jr.rcs, rankCounts{rank: r, root: rroot})
 				}
 				if rec.alloc != 0 {
-					if n, err := m.plans[v].SpanPlanned(rec.alloc); err == nil {
+					if n, err := m.plan(v).SpanPlanned(rec.alloc); err == nil {
 						t := m.g.V(v).Type
 						jr.rcs[len(jr.rcs)-1].counts.add(t, n)
 						sum.counts.add(t, n)
@@ -183,12 +185,16 @@ func (m *Matcher) planRankRemoval(ranks []int64) rankRemoval {
 
 // clearVertex drops every span and job record of v.
 func (m *Matcher) clearVertex(v graph.VertexID) {
+	if !m.booked(v) {
+		return
+	}
 	if !m.opts.FluxionFailures {
-		m.plans[v].Reset(0, int64(^uint64(0)>>1))
-		m.xchk[v].Reset(0, int64(^uint64(0)>>1))
-		for si := range m.filt {
-			if f := m.filt[si][v]; f != nil {
-				for _, rec := range m.jobs[v] {
+		r := m.wrec(v)
+		r.plan.Reset(0, int64(^uint64(0)>>1))
+		r.xchk.Reset(0, int64(^uint64(0)>>1))
+		for _, f := range r.filt {
+			if f != nil {
+				for _, rec := range r.jobs {
 					if rec.fspan >= 0 {
 						f.RemSpan(rec.fspan)
 					}
@@ -196,7 +202,7 @@ func (m *Matcher) clearVertex(v graph.VertexID) {
 			}
 		}
 	}
-	m.jobs[v] = nil
+	m.clearJobs(v)
 }
 
 func sortVertices(l []graph.VertexID) {
@@ -215,18 +221,39 @@ func (m *Matcher) removeSubgraphs(roots, set []graph.VertexID) error {
 		if p == graph.NoVertex {
 			return &Error{Op: "remove", Errno: EINVAL}
 		}
-		l := m.outOrder[p]
+		if m.childOrder(p).none() {
+			continue
+		}
+		l := m.worder(p)
 		out := l[:0]
 		for _, e := range l {
 			if e.dst != r {
 				out = append(out, e)
 			}
 		}
-		m.outOrder[p] = out
+		m.setOrder(p, out)
 	}
+	// The orders of vertices outside the set keep their entries of
+	// removed children (only the roots' parents drop them, above): a
+	// derived order, which would lose them with the edges, is stored
+	// first.
+	if m.dynamic {
+		inSet := make(map[graph.VertexID]bool, len(set))
+		for _, v := range set {
+			inSet[v] = true
+		}
+		for _, v := range set {
+			for _, h := range m.g.In(v) {
+				if !inSet[h.Other] && m.derivedOrder(h.Other) {
+					m.worder(h.Other)
+				}
+			}
+		}
+	}
+	g := m.wgraph()
 	for _, v := range set {
-		m.g.Unindex(v)
-		m.outOrder[v] = nil
+		g.Unindex(v)
+		m.setOrder(v, nil)
 	}
 	return nil
 }
@@ -244,7 +271,7 @@ func (m *Matcher) reprime() {
 func (m *Matcher) rekeyed(v graph.VertexID) bool {
 	for _, h := range m.g.In(v) {
 		if h.Subsystem == m.dom {
-			return int(h.Edge) < len(m.weight) && m.weight[h.Edge] != math.MaxUint64
+			return m.weight(h.Edge) != math.MaxUint64
 		}
 	}
 	return false

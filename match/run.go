@@ -104,7 +104,7 @@ func (m *Matcher) holds(jobid uint64) bool {
 		return false
 	}
 	root := m.g.Root(m.dom)
-	return root != graph.NoVertex && m.jobRec(root, jobid, false) != nil
+	return root != graph.NoVertex && m.hasJob(root, jobid)
 }
 
 func (m *Matcher) jobExists(op string, jobid uint64) *Error {
@@ -320,7 +320,7 @@ func (m *Matcher) scheduleOp(op Op) int {
 			m.cur.atype = atOrElseReserve
 		}
 		root := m.g.Root(m.dom)
-		f := m.filt[0][root]
+		f := m.wfilter(0, root)
 		perr := ENOENT
 		if f != nil {
 			counts := make([]int64, f.Len())
@@ -407,7 +407,7 @@ func (m *Matcher) feasible(op Op) bool {
 		if op != AllocateWithSatisfiability && vx.Status != graph.StatusUp {
 			continue
 		}
-		if a, err := m.plans[v].AvailDuring(t, m.cur.duration); err != nil || a != 1 {
+		if a, err := m.plan(v).AvailDuring(t, m.cur.duration); err != nil || a != 1 {
 			continue
 		}
 		found++

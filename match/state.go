@@ -61,7 +61,7 @@ type EdgeWeight struct {
 	Weight uint64       `json:"w"`
 }
 
-func spanOf(p *planner.Planner, id int64) ([]int64, error) {
+func spanOf(p rPlanner, id int64) ([]int64, error) {
 	if id == 0 {
 		return nil, nil
 	}
@@ -95,25 +95,27 @@ func (m *Matcher) State() (*State, error) {
 		}
 		st.Prune = append(st.Prune, ps)
 	}
-	for v, recs := range m.jobs {
-		if len(recs) == 0 {
+	for v := range graph.VertexID(m.g.NumVertices()) {
+		recs := m.jobsOf(v)
+		if recs.Len() == 0 {
 			continue
 		}
-		vj := VertexJobs{Vertex: graph.VertexID(v)}
-		for _, r := range recs {
+		vj := VertexJobs{Vertex: v}
+		for i := range recs.Len() {
+			r := recs.At(i)
 			js := JobSpans{Job: r.job, Tagged: r.tagged}
 			var err error
-			if js.Alloc, err = spanOf(&m.plans[v], r.alloc); err != nil {
+			if js.Alloc, err = spanOf(m.plan(v), r.alloc); err != nil {
 				return nil, fmt.Errorf("vertex %d job %d: allocation span: %w", v, r.job, err)
 			}
-			if js.Resv, err = spanOf(&m.plans[v], r.resv); err != nil {
+			if js.Resv, err = spanOf(m.plan(v), r.resv); err != nil {
 				return nil, fmt.Errorf("vertex %d job %d: reservation span: %w", v, r.job, err)
 			}
-			if js.X, err = spanOf(&m.xchk[v], r.xspan); err != nil {
+			if js.X, err = spanOf(m.xplan(v), r.xspan); err != nil {
 				return nil, fmt.Errorf("vertex %d job %d: exclusivity span: %w", v, r.job, err)
 			}
-			if r.fspan >= 0 && m.filt[0][v] != nil {
-				s, d, counts, err := m.filt[0][v].SpanInfo(r.fspan)
+			if f := m.filter(0, v); r.fspan >= 0 && f.ok() {
+				s, d, counts, err := f.SpanInfo(r.fspan)
 				if err != nil {
 					return nil, fmt.Errorf("vertex %d job %d: filter span: %w", v, r.job, err)
 				}
@@ -123,9 +125,9 @@ func (m *Matcher) State() (*State, error) {
 		}
 		st.Jobs = append(st.Jobs, vj)
 	}
-	for e, w := range m.weight {
-		if w != ^uint64(0) {
-			st.Weights = append(st.Weights, EdgeWeight{graph.EdgeID(e), w})
+	for e := range graph.EdgeID(m.g.NumEdges()) {
+		if w := m.weight(e); w != ^uint64(0) {
+			st.Weights = append(st.Weights, EdgeWeight{e, w})
 		}
 	}
 	return st, nil
@@ -192,20 +194,20 @@ func Restore(st *State) (*Matcher, error) {
 			return nil, fmt.Errorf("match: restore: job records for vertex %d out of range", v)
 		}
 		for _, js := range vj.Jobs {
-			rec := m.jobRec(v, js.Job, true)
+			rec := m.newJob(v, js.Job)
 			rec.tagged = js.Tagged
 			var err error
-			if rec.alloc, err = addSpan(&m.plans[v], js.Alloc); err != nil {
+			if rec.alloc, err = addSpan(m.wplan(v), js.Alloc); err != nil {
 				return nil, fmt.Errorf("match: restore: vertex %d job %d: %w", v, js.Job, err)
 			}
-			if rec.resv, err = addSpan(&m.plans[v], js.Resv); err != nil {
+			if rec.resv, err = addSpan(m.wplan(v), js.Resv); err != nil {
 				return nil, fmt.Errorf("match: restore: vertex %d job %d: %w", v, js.Job, err)
 			}
-			if rec.xspan, err = addSpan(&m.xchk[v], js.X); err != nil {
+			if rec.xspan, err = addSpan(m.wxplan(v), js.X); err != nil {
 				return nil, fmt.Errorf("match: restore: vertex %d job %d: %w", v, js.Job, err)
 			}
 			if js.Filter != nil {
-				f := m.filt[0][v]
+				f := m.wfilter(0, v)
 				if f == nil {
 					// A vertex of a removed subgraph: no filter after
 					// re-priming, and no walk reaches it any more.
@@ -225,14 +227,20 @@ func Restore(st *State) (*Matcher, error) {
 		if ew.Edge < 0 || ew.Edge >= ne {
 			return nil, fmt.Errorf("match: restore: weight of edge %d out of range", ew.Edge)
 		}
-		m.weight[ew.Edge] = ew.Weight
+		m.setWeight(ew.Edge, ew.Weight)
+		if src := g.E(ew.Edge).Src; m.dynamic && m.derivedOrder(src) {
+			m.worder(src) // a re-keyed order is stored
+		}
 	}
-	for v, l := range m.outOrder {
+	for v := range graph.VertexID(nv) {
+		if len(st.Weights) == 0 || m.derivedOrder(v) {
+			continue
+		}
+		l := m.worder(v)
 		for i := range l {
-			l[i].weight = m.weight[l[i].edge]
+			l[i].weight = m.weight(l[i].edge)
 		}
 		sortOut(l)
-		m.outOrder[v] = l
 	}
 	return m, nil
 }

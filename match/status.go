@@ -14,11 +14,10 @@ func (m *Matcher) SetStatus(path string, st graph.Status) error {
 	}
 	var changed []graph.VertexID
 	for _, v := range vs {
-		vx := m.g.V(v)
-		if vx.Status == st {
+		if m.g.V(v).Status == st {
 			continue
 		}
-		vx.Status = st
+		m.wgraph().V(v).Status = st
 		changed = m.collectSubtree(v, changed)
 	}
 	for _, v := range changed {
@@ -56,8 +55,8 @@ func (m *Matcher) SetRankStatus(ranks []int64, st graph.Status) {
 			continue
 		}
 		v := m.rankRoot(r)
-		if vx := m.g.V(v); vx.Status != st {
-			vx.Status = st
+		if m.g.V(v).Status != st {
+			m.wgraph().V(v).Status = st
 			changed++
 		}
 	}
@@ -92,4 +91,11 @@ func (m *Matcher) CountUpNodes() {
 		}
 	}
 	m.nodesUp = n
+}
+
+// SetProperty sets property key of vertex v to value (resource-query's
+// set-property). Change vertex properties only through it: the graph may
+// be shared with a clone until either changes it.
+func (m *Matcher) SetProperty(v graph.VertexID, key, value string) {
+	m.wgraph().SetProperty(v, key, value)
 }

@@ -202,8 +202,8 @@ func TestNewConfigErrors(t *testing.T) {
 
 // filterOf describes v's dominant pruning filter as "type total,...".
 func filterOf(m *Matcher, v graph.VertexID) string {
-	f := m.filt[0][v]
-	if f == nil {
+	f := m.filter(0, v)
+	if !f.ok() {
 		return "-"
 	}
 	var l []string
@@ -313,23 +313,28 @@ func TestOutOrder(t *testing.T) {
 		t.Errorf("sortOut order %v, want %v", got, want)
 	}
 	// rekey moves an edge to its new place.
-	w := make([]uint64, 5)
-	for _, e := range l {
-		w[e.edge] = e.weight
+	b := graph.NewBuilder()
+	root := b.MustAdd(graph.NoVertex, "cluster", 0)
+	for i := range 5 {
+		b.MustAdd(root, "node", int64(i))
 	}
-	m := &Matcher{schedule: &schedule{outOrder: [][]outEntry{l}, weight: w}}
+	m := &Matcher{schedule: &schedule{g: b.Graph(), dynamic: true, store: store{token: newToken()}}}
+	for _, e := range l {
+		m.setWeight(e.edge, e.weight)
+	}
+	m.setOrder(0, l)
 	m.rekey(0, 4, 3, 1)
 	m.rekey(0, 3, 9, 5)
 	m.rekey(0, 99, 1, 1) // unknown edge: no-op
 	got = got[:0]
-	for _, e := range m.outOrder[0] {
+	for _, e := range m.childOrder(0).list() {
 		got = append(got, e.edge)
 	}
 	if want := []graph.EdgeID{1, 3, 2, 0, 4}; !slices.Equal(got, want) {
 		t.Errorf("after rekey %v, want %v", got, want)
 	}
-	if m.weight[4] != 1 || m.weight[3] != 5 {
-		t.Errorf("weights %v", m.weight)
+	if m.weight(4) != 1 || m.weight(3) != 5 {
+		t.Errorf("weights %v", weightsOf(m))
 	}
 }
 
@@ -572,7 +577,7 @@ func TestCancelUnknownJob(t *testing.T) {
 		t.Errorf("Cancel(1) changed nothing")
 	}
 	if d := digest(m); d != digest(newMatcher(t, tinyGraph(), "high")) {
-		t.Errorf("cancelling the only job does not restore a fresh matcher:\n%s", d)
+		t.Errorf("cancelling the only job does not restore a fresh matcher:\n%s", diffDigests(d, digest(newMatcher(t, tinyGraph(), "high"))))
 	}
 }
 

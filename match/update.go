@@ -7,67 +7,6 @@ import (
 	"github.com/gofluxion/gofluxion/graph"
 )
 
-// jobRec returns v's record for job, creating it when create is set.
-// Records are sorted by job id (the root holds one per live job).
-func (m *Matcher) jobRec(v graph.VertexID, job uint64, create bool) *jobRec {
-	l := m.jobs[v]
-	lo, hi := 0, len(l)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if l[mid].job < job {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(l) && l[lo].job == job {
-		return &l[lo]
-	}
-	if !create {
-		return nil
-	}
-	if len(l) == cap(l) {
-		// Small record lists come from a shared chunk, so booking fresh
-		// vertices does not allocate per vertex.
-		var nl []jobRec
-		if cap(l) < 4 {
-			nl = m.carveJobs(2 * max(cap(l), 1))
-		} else {
-			nl = make([]jobRec, 0, 2*cap(l))
-		}
-		l = append(nl, l...)
-	}
-	l = append(l, jobRec{})
-	copy(l[lo+1:], l[lo:])
-	l[lo] = jobRec{job: job, fspan: -1}
-	m.jobs[v] = l
-	m.noteJobVertex(job, v)
-	return &l[lo]
-}
-
-func (m *Matcher) carveJobs(n int) []jobRec {
-	if len(m.jobChunk) < n {
-		m.jobChunk = make([]jobRec, 1024)
-	}
-	l := m.jobChunk[:0:n]
-	m.jobChunk = m.jobChunk[n:]
-	return l
-}
-
-// dropIfEmpty removes v's record for job when it holds nothing any more.
-func (m *Matcher) dropIfEmpty(v graph.VertexID, job uint64) {
-	l := m.jobs[v]
-	for i := range l {
-		if l[i].job == job {
-			r := l[i]
-			if !r.tagged && r.alloc == 0 && r.resv == 0 && r.xspan == 0 && r.fspan < 0 {
-				m.jobs[v] = append(l[:i], l[i+1:]...)
-			}
-			return
-		}
-	}
-}
-
 // updater carries the state of one update walk.
 type updater struct {
 	w     emit.Writer
@@ -171,7 +110,7 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 		if excl {
 			n++
 			if up.full {
-				s, err := m.plans[u].AddSpan(m.cur.at, m.cur.duration, needs)
+				s, err := m.wplan(u).AddSpan(m.cur.at, m.cur.duration, needs)
 				if err != nil {
 					booked = false
 				} else {
@@ -180,7 +119,7 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 			}
 		}
 		if n > 0 && booked {
-			rec := m.jobRec(u, m.cur.jobid, true)
+			rec := m.newJob(u, m.cur.jobid)
 			if span != 0 {
 				switch m.cur.atype {
 				case atAlloc:
@@ -190,12 +129,12 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 				}
 			}
 			rec.tagged = true
-			if s, err := m.xchk[u].AddSpan(m.cur.at, m.cur.duration, 1); err == nil {
+			if s, err := m.wxplan(u).AddSpan(m.cur.at, m.cur.duration, 1); err == nil {
 				rec.xspan = s
 			} else {
 				booked = false
 			}
-			if f := m.filt[0][u]; booked && f != nil && len(*dfu) > 0 {
+			if f := m.wfilter(0, u); booked && f != nil && len(*dfu) > 0 {
 				counts := m.work.counts[:0]
 				for i := 0; i < f.Len(); i++ {
 					c, _ := dfu.get(graph.TypeID(f.Type(i)))
@@ -277,8 +216,8 @@ func (m *Matcher) rekeyEdge(u graph.VertexID, h graph.Half) {
 	if si < 0 {
 		return
 	}
-	f := m.filt[si][h.Other]
-	if f == nil || f.Len() == 0 {
+	f := m.filter(si, h.Other)
+	if !f.ok() || f.Len() == 0 {
 		return
 	}
 	if m.cur.fromR && m.opts.FluxionQuirks {

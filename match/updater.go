@@ -62,11 +62,11 @@ func (m *Matcher) beginUpdate(jobid uint64, at, duration int64) {
 // allocation; it fails when v is not entirely free in the window.
 func (m *Matcher) bookWhole(v graph.VertexID, done *[]booked) bool {
 	size := m.g.V(v).Size
-	span, err := m.plans[v].AddSpan(m.cur.at, m.cur.duration, size)
+	span, err := m.wplan(v).AddSpan(m.cur.at, m.cur.duration, size)
 	if err != nil {
 		return false
 	}
-	rec := m.jobRec(v, m.cur.jobid, true)
+	rec := m.newJob(v, m.cur.jobid)
 	rec.alloc = span
 	*done = append(*done, booked{v, span})
 	return true
@@ -74,8 +74,8 @@ func (m *Matcher) bookWhole(v graph.VertexID, done *[]booked) bool {
 
 func (m *Matcher) undoBooked(done []booked) {
 	for _, b := range done {
-		m.plans[b.v].RemSpan(b.span)
-		if rec := m.jobRec(b.v, m.cur.jobid, false); rec != nil && rec.alloc == b.span {
+		m.wplan(b.v).RemSpan(b.span)
+		if rec := m.wjob(b.v, m.cur.jobid); rec != nil && rec.alloc == b.span {
 			rec.alloc = 0
 			m.dropIfEmpty(b.v, m.cur.jobid)
 		}
@@ -150,7 +150,7 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 					}
 				}
 			}
-		} else if a, err := m.plans[v].AvailDuring(at, duration); err != nil || a < g.V(v).Size {
+		} else if a, err := m.plan(v).AvailDuring(at, duration); err != nil || a < g.V(v).Size {
 			return fail(g.V(v).Name + " is unavailable.\n")
 		}
 	}
@@ -321,7 +321,7 @@ func (m *Matcher) UpdateRV1Exec(r *rv1.R, jobid uint64, at, duration int64, w em
 					if v == graph.NoVertex {
 						return fail("add_or_update: couldn't find vertex in graph for " + name + ".\nunpack_child: failed unpacking child for " + name + ".\n")
 					}
-					if a, err := m.plans[v].AvailDuring(at, duration); err != nil || a < g.V(v).Size || !m.bookWhole(v, &done) {
+					if a, err := m.plan(v).AvailDuring(at, duration); err != nil || a < g.V(v).Size || !m.bookWhole(v, &done) {
 						return fail("update_vertex: " + name + " is unavailable.\nunpack_child: failed unpacking child for " + name + ".\n")
 					}
 					nbooked++

@@ -478,8 +478,16 @@ func (m *Multi) Clone() *Multi {
 	}
 	c.types = append([]int32(nil), m.types...)
 	c.spans = make([]mspan, len(m.spans))
+	n := 0
+	for _, s := range m.spans {
+		n += len(s.ids)
+	}
+	ids := make([]int64, 0, n) // one block for every span's member ids
 	for i, s := range m.spans {
-		s.ids = append([]int64(nil), s.ids...)
+		if s.ids != nil {
+			ids = append(ids, s.ids...)
+			s.ids = ids[len(ids)-len(s.ids) : len(ids) : len(ids)]
+		}
 		c.spans[i] = s
 	}
 	c.itCounts = append([]int64(nil), m.itCounts...)

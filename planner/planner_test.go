@@ -611,3 +611,46 @@ func TestUpdateTotalKeepSearch(t *testing.T) {
 		})
 	}
 }
+
+// After UpdateTotalKeepSearch, a point that a later span creates is
+// indexed by the units it has when it is created (its predecessor's
+// current units, planner.md §1.2), not by the predecessor's stale search
+// view. The conformance corpora do not decide this (both readings pass
+// all three); the test records the reading we chose, so that a change to
+// it is deliberate.
+func TestKeepSearchNewPoint(t *testing.T) {
+	// After the change: 0 (rem 2, indexed 0), 10 (rem 5, indexed 3), then
+	// the later span: 20 (rem 4, re-indexed) and 30 (new, rem 5, indexed 5;
+	// it would be indexed 3 if it inherited its predecessor's stale view).
+	tests := []struct {
+		name        string
+		on, request int64
+		want        int64
+		wantErr     error
+	}{
+		{"new end point is a candidate at its current units", 11, 5, 30, nil},
+		{"stale point skipped, new end point found", 5, 5, 30, nil},
+		{"stale point found within its old units", 5, 3, 10, nil},
+		{"re-indexed point", 11, 4, 20, nil},
+		{"nothing after the last point", 31, 1, -1, ErrNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := New(0, 1000, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.AddSpan(0, 10, 3); err != nil {
+				t.Fatal(err)
+			}
+			p.UpdateTotalKeepSearch(5)
+			if _, err := p.AddSpan(20, 10, 1); err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.AvailTimeFirst(tc.on, 5, tc.request)
+			if !errors.Is(err, tc.wantErr) || (err == nil && got != tc.want) {
+				t.Errorf("AvailTimeFirst(%d, 5, %d) = %d, %v; want %d, %v", tc.on, tc.request, got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

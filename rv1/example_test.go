@@ -57,7 +57,7 @@ func ExampleReadExec() {
 	for v := graph.VertexID(0); int(v) < g.NumVertices(); v++ {
 		vx := g.V(v)
 		path, _ := vx.PathIn(graph.Containment)
-		fmt.Println(path, vx.ID, vx.Rank, vx.Props)
+		fmt.Println(path, vx.ID, vx.Rank, vx.Props())
 	}
 	// Output:
 	// /cluster0 0 -1 []

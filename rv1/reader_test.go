@@ -52,7 +52,7 @@ func describe(g *graph.Graph) string {
 		vx := g.V(v)
 		path, _ := vx.PathIn(graph.Containment)
 		fmt.Fprintf(&b, "%d %s %s %s %d %d %d %s", v, g.TypeName(v), vx.Name, vx.Basename, vx.ID, vx.Rank, vx.Size, path)
-		for _, p := range vx.Props {
+		for _, p := range vx.Props() {
 			fmt.Fprintf(&b, " %s=%s", p.Key, p.Value)
 		}
 		b.WriteString(" |")
@@ -170,7 +170,7 @@ func TestTinyRV1Exec(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want.String())
 	}
 	for v := graph.VertexID(0); int(v) < g.NumVertices(); v++ {
-		if g.V(v).UniqID != int64(v) || g.V(v).Status != graph.StatusUp || g.V(v).Unit != "" {
+		if g.V(v).UniqID != int64(v) || g.V(v).Status != graph.StatusUp || g.V(v).Unit() != "" {
 			t.Errorf("vertex %d: %+v", v, *g.V(v))
 		}
 	}
@@ -326,7 +326,7 @@ func TestParseRLenient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := g.V(1).Props; len(p) != 1 || p[0].Key != "p" {
+	if p := g.V(1).Props(); len(p) != 1 || p[0].Key != "p" {
 		t.Errorf("props %v", p)
 	}
 	// A repeated key keeps its first position and last value.

@@ -60,7 +60,7 @@ func (r *rlite) vertex(g *graph.Graph, v *emit.Vertex) {
 		}
 		sig := string(b.B)
 		r.sigs[sig] = append(r.sigs[sig], record{vx.Rank, vx.Name})
-		for _, p := range vx.Props {
+		for _, p := range vx.Props() {
 			k := p.Key
 			if p.Value != "" {
 				k += "=" + p.Value

@@ -170,7 +170,7 @@ func TestNoSched(t *testing.T) {
 	// Without properties the key is absent; times are those of the last
 	// Times call.
 	w.Times(0, 0)
-	f.g.V(f.nodes[2]).Props = nil
+	f.g.V(f.nodes[2]).SetProps(nil)
 	f.emitNode(w, 2, []int{0, 1, 2, 3}, []int{0, 1})
 	got, _ = w.Render()
 	want = `{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0-3", "gpu": "0-1"}}], "nodelist": ["login"], "starttime": 0, "expiration": 0}}` + "\n"

@@ -463,7 +463,7 @@ func (c *cli) cmdSetProperty(args []string) {
 		return
 	}
 	for _, v := range vs {
-		c.g.SetProperty(v, kv[:i], kv[i+1:])
+		c.m.SetProperty(v, kv[:i], kv[i+1:])
 	}
 }
 
@@ -480,11 +480,11 @@ func (c *cli) cmdGetProperty(args []string) {
 	}
 	for _, v := range vs {
 		vx := c.g.V(v)
-		if len(vx.Props) == 0 {
+		if len(vx.Props()) == 0 {
 			c.outf("No properties were found for %s (vtx's uniq_id=%d).\n", path, vx.UniqID)
 			continue
 		}
-		for _, p := range vx.Props {
+		for _, p := range vx.Props() {
 			c.outf("%s=%s\n", p.Key, p.Value)
 		}
 	}
