@@ -321,8 +321,8 @@ func TestRestartRecovery(t *testing.T) {
 			// the pods keep their job ids; after the restart each is
 			// booked as its own Fluxion job (before, gangs held theirs)
 			ja, jb := podJobIDs(a), podJobIDs(b)
-			if len(ja) != 9 || !slices.Equal(ja, jb) || !slices.Equal(jb, liveJobIDs(b.m.(*localMatcher).m.Jobs())) {
-				t.Errorf("job ids before %v, after %v (Fluxion's %v)", ja, jb, liveJobIDs(b.m.(*localMatcher).m.Jobs()))
+			if len(ja) != 9 || !slices.Equal(ja, jb) || !slices.Equal(jb, liveJobIDs(inproc(b).Jobs())) {
+				t.Errorf("job ids before %v, after %v (Fluxion's %v)", ja, jb, liveJobIDs(inproc(b).Jobs()))
 			}
 			// the same next decisions, R for R
 			for g := range 3 {
@@ -463,6 +463,16 @@ func TestArgs(t *testing.T) {
 		{Args{PermitTimeoutSeconds: -3}, "permitTimeoutSeconds"},
 		{Args{RFormat: "simple"}, "rFormat"},
 		{Args{GroupLabel: "not a label"}, "groupLabel"},
+		{Args{Matcher: &MatcherArgs{Address: "gofluxiond-0.gofluxiond:7070"}}, ""},
+		{Args{Matcher: &MatcherArgs{Address: "a:7070, b:7070,[::1]:7070", TimeoutSeconds: 5}}, ""},
+		{Args{Matcher: &MatcherArgs{}}, "args.matcher.address: Required value"},
+		{Args{Matcher: &MatcherArgs{Address: " , "}}, "args.matcher.address: Required value"},
+		{Args{Matcher: &MatcherArgs{Address: "gofluxiond"}}, `args.matcher.address: Invalid value: "gofluxiond": must be host:port`},
+		{Args{Matcher: &MatcherArgs{Address: ":7070"}}, "no host"},
+		{Args{Matcher: &MatcherArgs{Address: "h:http"}}, `port "http" is not a number`},
+		{Args{Matcher: &MatcherArgs{Address: "h:70000"}}, `port "70000" is not a number between 1 and 65535`},
+		{Args{Matcher: &MatcherArgs{Address: "h:1", TimeoutSeconds: -1}}, "args.matcher.timeoutSeconds"},
+		{Args{Matcher: &MatcherArgs{Address: strings.Repeat("h:1,", 17)}}, "args.matcher.address: Too many: 17"},
 	} {
 		a := tc.args
 		a.SetDefaults()

@@ -31,14 +31,15 @@ func TestGangJobsDecideAsPerPodJobs(t *testing.T) {
 		seeds = 2
 	}
 	for seed := range seeds {
-		t.Run(strconv.Itoa(seed), func(t *testing.T) { gangJobStream(t, uint64(seed), 250) })
+		t.Run(strconv.Itoa(seed), func(t *testing.T) { gangJobStream(t, uint64(seed), 250, newCluster(t, zoneRack)) })
 	}
 }
 
-func gangJobStream(t *testing.T, seed uint64, steps int) {
+// gangJobStream runs the stream on a (made with zoneRack) and the
+// reference, and compares them after every step.
+func gangJobStream(t *testing.T, seed uint64, steps int, a *Cluster) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	k := newClock()
-	a := newCluster(t, zoneRack)
 	b := newCluster(t, zoneRack)
 	b.perPodJobs = true
 	withClock(a, k)

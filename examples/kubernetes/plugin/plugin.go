@@ -110,9 +110,17 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 	RegisterMetrics()
 	log := klog.FromContext(ctx).WithName(Name)
 	var m Matcher
-	if o.matcher != nil {
+	switch {
+	case o.matcher != nil:
 		m, err = o.matcher(args)
-	} else {
+	case args.Matcher != nil:
+		// the client lives as long as the scheduler (plugins are never
+		// closed)
+		m, _, err = newRemoteMatcher(ctx, args)
+		if err != nil {
+			err = fmt.Errorf("%s args: %w", Name, err)
+		}
+	default:
 		m, err = newLocalMatcher(args)
 	}
 	if err != nil {

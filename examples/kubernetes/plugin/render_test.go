@@ -32,7 +32,7 @@ func libraryR(t *testing.T, mutate func(*Args), n *v1.Node, zones []units, leave
 	if end != 0 {
 		doc = windowed(doc, start, end)
 	}
-	a, err := c.m.(*localMatcher).m.Update(1, doc)
+	a, err := inproc(c).Update(1, doc)
 	if err != nil {
 		t.Fatal(err)
 	}
