@@ -63,8 +63,13 @@ func resetRemote(b *client.Bound) error {
 	g := m.Graph()
 	sub := g.Subsystem("containment")
 	root := g.Root(sub)
-	if root == graph.NoVertex || g.TypeName(root) != "cluster" {
-		return fmt.Errorf("the service's graph is not the plugin's (no cluster vertex at its root): start gofluxiond with -graph empty")
+	var rootPath string
+	if root != graph.NoVertex && g.TypeName(root) == "cluster" {
+		rootPath, _ = g.V(root).PathIn(sub)
+	}
+	if rootPath != clusterPath {
+		// checked before anything changes
+		return fmt.Errorf("the service's graph is not the plugin's (no cluster vertex at %s): start gofluxiond with -graph empty", clusterPath)
 	}
 	for _, j := range m.Jobs() {
 		if j.State == gofluxion.Canceled {

@@ -186,9 +186,21 @@ func TestRemoteMatcherStartupErrors(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
+	cl, err := client.Dial([]string{addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	before, err := cl.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
 	a.Matcher = &MatcherArgs{Address: addr, TimeoutSeconds: 10}
 	_, _, err = newRemoteMatcher(context.Background(), a)
 	if err == nil || !strings.Contains(err.Error(), "is not the plugin's") || !strings.Contains(err.Error(), "-graph empty") {
 		t.Errorf("demo graph: %v", err)
+	}
+	if after, err := cl.Stats(); err != nil || after != before {
+		t.Errorf("the service changed: %+v, then %+v (%v)", before, after, err)
 	}
 }
