@@ -1,6 +1,8 @@
 package gofluxion
 
 import (
+	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -42,3 +44,23 @@ func TestWriteJGFRoundTrip(t *testing.T) {
 }
 
 func vid(v int) graph.VertexID { return graph.VertexID(v) }
+
+// TestRestoreBoundsDecompression checks that a snapshot expanding past the
+// bound is refused with ErrSnapshot and ErrLimit (a gzip bomb).
+func TestRestoreBoundsDecompression(t *testing.T) {
+	x, _ := New(DemoGraph(), Options{})
+	var b bytes.Buffer
+	if err := x.Snapshot(&b); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int64) { restoreMaxBytes = n }(restoreMaxBytes)
+	restoreMaxBytes = 1 << 10
+	_, err := Restore(bytes.NewReader(b.Bytes()))
+	if !errors.Is(err, ErrSnapshot) || !errors.Is(err, ErrLimit) {
+		t.Fatalf("Restore of a snapshot above the bound: %v, want ErrSnapshot and ErrLimit", err)
+	}
+	restoreMaxBytes = 1 << 30
+	if _, err := Restore(bytes.NewReader(b.Bytes())); err != nil {
+		t.Fatalf("Restore below the bound: %v", err)
+	}
+}

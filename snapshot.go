@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/match"
 )
 
@@ -86,7 +87,8 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 }
 
 // Restore reads a snapshot written by Snapshot and returns a new Matcher
-// with the saved Options. Every error matches ErrSnapshot. Besides the
+// with the saved Options. Every error matches ErrSnapshot (and ErrLimit for
+// a snapshot that decompresses to more than 1 GiB). Besides the
 // format, Restore checks that the schedule and the job table agree: every
 // job holding resources is allocated or reserved in the table, no job id
 // appears twice and the next automatic id is above every id in the table.
@@ -105,13 +107,20 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	if err != nil {
 		return bad(err, "not a gzip stream: %v", err)
 	}
+	// A gzip stream expands about a thousandfold at most: bound what is
+	// decompressed, so a small hostile file cannot exhaust memory.
+	lr := &limitedReader{r: zr, n: restoreMaxBytes}
 	var doc snapshotDoc
-	dec := json.NewDecoder(zr)
+	dec := json.NewDecoder(lr)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return bad(err, "%v", err)
+	err = dec.Decode(&doc)
+	if err == nil {
+		_, err = io.Copy(io.Discard, lr)
 	}
-	if _, err := io.Copy(io.Discard, zr); err != nil {
+	if lr.over {
+		return nil, nil, newError("restore", ErrSnapshot, ErrLimit, "the snapshot decompresses to more than %d bytes", restoreMaxBytes)
+	}
+	if err != nil {
 		return bad(err, "%v", err)
 	}
 	if doc.Format != snapshotFormat {
@@ -168,4 +177,30 @@ func (x *Matcher) RestoreFrom(r io.Reader) error {
 	return nil
 }
 
+// limitedReader reads at most n bytes of r and notes whether r had more.
+type limitedReader struct {
+	r    io.Reader
+	n    int64
+	over bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		var one [1]byte
+		if k, _ := l.r.Read(one[:]); k > 0 {
+			l.over = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
+}
+
 func durationNS(n int64) time.Duration { return time.Duration(n) }
+
+// restoreMaxBytes bounds a decompressed snapshot (a variable for tests).
+var restoreMaxBytes int64 = graph.DefaultMaxInputBytes
