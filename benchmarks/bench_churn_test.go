@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gofluxion/gofluxion/emit"
@@ -10,11 +11,11 @@ import (
 // BenchmarkMatchChurn measures the steady state of a running scheduler: the
 // cluster is half full and each op cancels the oldest job and allocates a
 // new one. Every vertex has been booked before, so allocs/op shows what a
-// match allocates once warm (the target is zero).
+// match allocates once warm (the target is zero), for every policy.
 func BenchmarkMatchChurn(b *testing.B) {
-	for _, policy := range []string{"first", "high"} {
+	for _, policy := range allPolicies {
 		for _, s := range []Size{{Nodes: 256, Cores: 32}, {Nodes: 1024, Cores: 32}} {
-			if policy == "high" && s.Nodes > 256 {
+			if policy != "first" && s.Nodes > 256 {
 				continue
 			}
 			b.Run(policy+"/"+s.String(), func(b *testing.B) {
@@ -31,6 +32,9 @@ func BenchmarkMatchChurn(b *testing.B) {
 					b.Fatal(err)
 				}
 				half := uint64(s.Nodes * s.Cores / 2)
+				if strings.HasSuffix(policy, "nodex") {
+					half = uint64(s.Nodes / 2) // every job takes a whole node
+				}
 				w := emit.Discard
 				// Warm up: fill half the cluster, then churn through the whole
 				// cluster once so every vertex has been booked and released.

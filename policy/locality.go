@@ -15,6 +15,9 @@ type locality struct {
 	runs []run // accumulated over the top-level requests of one match
 	buf  []int64
 	tmp  []run
+	// order is what GraphOrder returns: a pointer to it, so that the
+	// conversion to Order does not allocate a match.
+	order runOrder
 }
 
 type run struct{ lo, hi int64 }
@@ -70,7 +73,8 @@ func (p *locality) GraphOrder(scores []int64) Order {
 		add(old[i])
 	}
 	p.runs = merged
-	return runOrder{p.runs}
+	p.order.runs = p.runs
+	return &p.order
 }
 
 type runOrder struct{ runs []run }

@@ -34,7 +34,7 @@ func TestLocalityRunsModel(t *testing.T) {
 				merged = append(merged, r)
 			}
 			model = merged
-			o := p.GraphOrder(scores).(runOrder)
+			o := p.GraphOrder(scores).(*runOrder)
 			if !slices.Equal(o.runs, model) {
 				t.Fatalf("iter %d call %d: runs %v, model %v", iter, call, o.runs, model)
 			}
