@@ -454,11 +454,9 @@ func TestHostileWriteJGFNilGraph(t *testing.T) {
 // Release gives the whole grant back while the child's own jobs still hold
 // resources in it: the parent then allocates them to another job, so the
 // same socket is held by a child job and by a parent job at once. Shrink
-// refuses that case (ErrBusy); Release does not. (Decision needed: refuse
-// with ErrBusy, or cancel the child's jobs; the service's client test
-// releases a child with a live job.)
+// refuses that case (ErrBusy); Release did not. Now it refuses too, and
+// changes nothing, until the child's jobs are canceled.
 func TestHostileReleaseWithLiveChildJobs(t *testing.T) {
-	t.Skip("known: Child.Release does not check the child's allocated/reserved jobs; reported, not fixed (semantics to decide)")
 	m := hostileMatcher(t)
 	whole := jobspec.New(time.Hour, jobspec.Res("node", 8, jobspec.Slot("s", 1, jobspec.Res("socket", 2))))
 	a, err := m.Match(gofluxion.Allocate, whole, 0)
@@ -469,11 +467,28 @@ func TestHostileReleaseWithLiveChildJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Match(gofluxion.Allocate, jobspec.New(time.Minute, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("socket", 1)))), 0); err != nil {
+	cj, err := c.Match(gofluxion.Allocate, jobspec.New(time.Minute, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("socket", 1)))), 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	pbefore := hostileSnapshot(t, m)
 	err = c.Release()
 	hostileWantOnly(t, "release with a live child job", err, gofluxion.ErrBusy)
+	if len(c.Grant().Parts) != 1 || !bytes.Equal(pbefore, hostileSnapshot(t, m)) {
+		t.Fatal("the refused release changed the grant or the parent")
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("job %d ", cj.JobID)) {
+		t.Errorf("%v does not name the child's job", err)
+	}
+	if err := c.Cancel(cj.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatalf("release after cancel: %v", err)
+	}
+	if j, err := m.Info(a.JobID); err != nil || j.State != gofluxion.Canceled {
+		t.Errorf("the parent's grant job: %+v, %v", j, err)
+	}
 }
 
 // An rv1exec R whose nodelist names one host twice ("n0,n0" for ranks
