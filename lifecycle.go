@@ -211,7 +211,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 func (x *Matcher) Attach(jgfDoc []byte) error {
 	doc, err := x.opts.Limits.checkAttach(jgfDoc)
 	if err != nil {
-		return newError("attach", ErrInvalid, err, "%v", err)
+		return fromMatch("attach", err)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
