@@ -3,8 +3,11 @@ package plugin
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,6 +68,21 @@ type Args struct {
 	// once, in queue order (priority, then age). Default 1: EASY backfill.
 	// -1 turns reservations off.
 	ReservationDepth int `json:"reservationDepth,omitempty"`
+	// Matcher, when set, makes the plugin use the gofluxion matcher
+	// service (gofluxiond) instead of a matcher in the scheduler's
+	// process. Policy, Subsystems and PruneFilters are then gofluxiond's
+	// flags.
+	Matcher *MatcherArgs `json:"matcher,omitempty"`
+}
+
+// MatcherArgs configure a remote matcher.
+type MatcherArgs struct {
+	// Address is gofluxiond's gRPC address (host:port), or the addresses
+	// of a replicated service's replicas, comma separated.
+	Address string `json:"address"`
+	// TimeoutSeconds bounds each call, retries on another replica
+	// included. Default 30.
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
 }
 
 // Topology is the ordered list of levels, outermost first.
@@ -97,6 +115,10 @@ const (
 	MaxLevels = 8
 	// MaxWalltimeSeconds bounds every duration (ten years).
 	MaxWalltimeSeconds = 10 * 365 * 24 * 3600
+	// DefaultMatcherTimeout is a remote matcher's call timeout (seconds).
+	DefaultMatcherTimeout = 30
+	// MaxMatcherAddresses bounds a remote matcher's replicas.
+	MaxMatcherAddresses = 16
 )
 
 // reservedTypes are vertex types the graph uses itself.
@@ -126,6 +148,9 @@ func (a *Args) SetDefaults() {
 	}
 	if a.ReservationDepth == 0 {
 		a.ReservationDepth = DefaultDepth
+	}
+	if a.Matcher != nil && a.Matcher.TimeoutSeconds == 0 {
+		a.Matcher.TimeoutSeconds = DefaultMatcherTimeout
 	}
 }
 
@@ -164,7 +189,42 @@ func (a *Args) Validate() error {
 		errs = append(errs, field.Invalid(root.Child("reservationDepth"), a.ReservationDepth, "must be -1 (off) or between 1 and 100"))
 	}
 	errs = append(errs, a.Topology.validate(root.Child("topology", "levels"))...)
+	errs = append(errs, a.Matcher.validate(root.Child("matcher"))...)
 	return errs.ToAggregate()
+}
+
+// validate checks a remote matcher's addresses (host:port, a port number)
+// and timeout; nil is the in-process matcher.
+func (m *MatcherArgs) validate(p *field.Path) field.ErrorList {
+	if m == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	addrs := m.addresses()
+	switch {
+	case len(addrs) == 0:
+		errs = append(errs, field.Required(p.Child("address"), "gofluxiond's host:port"))
+	case len(addrs) > MaxMatcherAddresses:
+		errs = append(errs, field.TooMany(p.Child("address"), len(addrs), MaxMatcherAddresses))
+	}
+	for _, a := range addrs {
+		host, port, err := net.SplitHostPort(a)
+		if err == nil && host == "" {
+			err = errors.New("no host")
+		}
+		if err == nil {
+			if n, perr := strconv.Atoi(port); perr != nil || n < 1 || n > 65535 {
+				err = fmt.Errorf("port %q is not a number between 1 and 65535", port)
+			}
+		}
+		if err != nil {
+			errs = append(errs, field.Invalid(p.Child("address"), a, "must be host:port: "+err.Error()))
+		}
+	}
+	if m.TimeoutSeconds < 1 || m.TimeoutSeconds > 3600 {
+		errs = append(errs, field.Invalid(p.Child("timeoutSeconds"), m.TimeoutSeconds, "must be between 1 and 3600"))
+	}
+	return errs
 }
 
 func (a *Args) matcherOptions() gofluxion.Options {

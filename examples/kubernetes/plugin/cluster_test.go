@@ -69,7 +69,8 @@ func TestGangOnDistinctNodes(t *testing.T) {
 	if !strings.Contains(pe.Reason, "needs 4 node (with 2 core, 1 gpu, 1 memory each): 2 found now") {
 		t.Errorf("reason %q", pe.Reason)
 	}
-	if st := c.Stats(); st.Jobs != 4 || st.Gangs != 1 {
+	// one Fluxion job, booked by the match, holds the gang's 4 pods
+	if st := c.Stats(); st.Jobs != 1 || st.OurPods != 4 || st.Gangs != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -317,9 +318,11 @@ func TestRestartRecovery(t *testing.T) {
 					t.Errorf("%s: free %v before the restart, %v after", n.Name, fa, fb)
 				}
 			}
-			ja, jb := liveJobIDs(a.m.(*localMatcher).m.Jobs()), liveJobIDs(b.m.(*localMatcher).m.Jobs())
-			if len(ja) != 9 || !slices.Equal(ja, jb) {
-				t.Errorf("job ids before %v, after %v", ja, jb)
+			// the pods keep their job ids; after the restart each is
+			// booked as its own Fluxion job (before, gangs held theirs)
+			ja, jb := podJobIDs(a), podJobIDs(b)
+			if len(ja) != 9 || !slices.Equal(ja, jb) || !slices.Equal(jb, liveJobIDs(inproc(b).Jobs())) {
+				t.Errorf("job ids before %v, after %v (Fluxion's %v)", ja, jb, liveJobIDs(inproc(b).Jobs()))
 			}
 			// the same next decisions, R for R
 			for g := range 3 {
@@ -345,12 +348,24 @@ func TestRestartRecovery(t *testing.T) {
 	}
 }
 
+// podJobIDs lists the job ids of our pods, ascending.
+func podJobIDs(c *Cluster) []uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []uint64
+	for _, ps := range c.pods {
+		out = append(out, ps.job)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // liveJobIDs lists the allocated jobs of our pods (not the volatile
-// bookings standing for others' pods).
+// bookings standing for others' pods, nor gangs' jobs).
 func liveJobIDs(js []gofluxion.Job) []uint64 {
 	var out []uint64
 	for _, j := range js {
-		if j.State != gofluxion.Canceled && j.ID < extBase {
+		if j.State != gofluxion.Canceled && j.ID < gangBase {
 			out = append(out, j.ID)
 		}
 	}
@@ -413,8 +428,9 @@ func TestPermitAndCancel(t *testing.T) {
 	if _, _, ok := c.Assignment(pods2[0].UID); ok {
 		t.Error("sibling still placed")
 	}
-	if c.Stats().Jobs != 3 {
-		t.Errorf("jobs %d", c.Stats().Jobs)
+	// the first gang's job is left, holding its 3 pods
+	if st := c.Stats(); st.Jobs != 1 || st.OurPods != 3 {
+		t.Errorf("stats %+v", st)
 	}
 }
 
@@ -447,6 +463,16 @@ func TestArgs(t *testing.T) {
 		{Args{PermitTimeoutSeconds: -3}, "permitTimeoutSeconds"},
 		{Args{RFormat: "simple"}, "rFormat"},
 		{Args{GroupLabel: "not a label"}, "groupLabel"},
+		{Args{Matcher: &MatcherArgs{Address: "gofluxiond-0.gofluxiond:7070"}}, ""},
+		{Args{Matcher: &MatcherArgs{Address: "a:7070, b:7070,[::1]:7070", TimeoutSeconds: 5}}, ""},
+		{Args{Matcher: &MatcherArgs{}}, "args.matcher.address: Required value"},
+		{Args{Matcher: &MatcherArgs{Address: " , "}}, "args.matcher.address: Required value"},
+		{Args{Matcher: &MatcherArgs{Address: "gofluxiond"}}, `args.matcher.address: Invalid value: "gofluxiond": must be host:port`},
+		{Args{Matcher: &MatcherArgs{Address: ":7070"}}, "no host"},
+		{Args{Matcher: &MatcherArgs{Address: "h:http"}}, `port "http" is not a number`},
+		{Args{Matcher: &MatcherArgs{Address: "h:70000"}}, `port "70000" is not a number between 1 and 65535`},
+		{Args{Matcher: &MatcherArgs{Address: "h:1", TimeoutSeconds: -1}}, "args.matcher.timeoutSeconds"},
+		{Args{Matcher: &MatcherArgs{Address: strings.Repeat("h:1,", 17)}}, "args.matcher.address: Too many: 17"},
 	} {
 		a := tc.args
 		a.SetDefaults()

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/gofluxion/gofluxion"
 )
 
 const gpuName = v1.ResourceName(DefaultGPUResource)
@@ -113,3 +115,6 @@ func bindAll(t testing.TB, c *Cluster, pl *Placement, pods []*v1.Pod) []*v1.Pod 
 	}
 	return out
 }
+
+// inproc is a Cluster's in-process gofluxion Matcher.
+func inproc(c *Cluster) *gofluxion.Matcher { return c.m.(*fluxMatcher).b.(*gofluxion.Matcher) }

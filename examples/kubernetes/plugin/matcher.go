@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"fmt"
+
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jobspec"
@@ -8,8 +10,9 @@ import (
 
 // Matcher is the seam between the plugin and Fluxion: the only operations
 // the plugin needs, in terms of documents (jobspecs, JGF, Rs) and plain
-// results, so that an implementation can run in process (localMatcher,
-// the gofluxion Matcher) or elsewhere. Errors wrap gofluxion.ErrBusy or
+// results. NewMatcher makes it over any Backend: the gofluxion Matcher in
+// process, or the matcher service's client (Args.Matcher); WithMatcher
+// can give another implementation. Errors wrap gofluxion.ErrBusy or
 // gofluxion.ErrUnsatisfiable where a match failed for those reasons.
 // Calls are serialised by the Cluster.
 type Matcher interface {
@@ -20,8 +23,8 @@ type Matcher interface {
 	// Explain says why a jobspec does not fit at time at.
 	Explain(jobspec []byte, at int64) (reason string, satisfiable bool, err error)
 	// Update books an R (JGF, or an RFC 20 envelope with a window) as job
-	// id and returns it rendered in format (jgf or rv1).
-	Update(id uint64, r []byte, format string) (string, error)
+	// id.
+	Update(id uint64, r []byte) error
 	Cancel(id uint64) error
 	Attach(jgf []byte) error
 	Remove(path string) error
@@ -65,10 +68,23 @@ func (r *MatchResult) selection() ([]Selected, error) {
 	return out, nil
 }
 
-// localMatcher is the gofluxion Matcher in process: the only place the
-// plugin uses it.
-type localMatcher struct {
-	m *gofluxion.Matcher
+// Backend is a gofluxion matcher as the plugin uses it: gofluxion.Interface,
+// which the in-process *gofluxion.Matcher and the matcher service's client
+// (module github.com/gofluxion/gofluxion/service, package client) both
+// implement, and the graph edits node events need. Its counts come from
+// Stat() (the Matcher) or Stats() (the client) when it has one.
+type Backend interface {
+	gofluxion.Interface
+	// Attach grows the graph with a JGF subgraph.
+	Attach(jgf []byte) error
+	// Remove removes the subgraph at path.
+	Remove(path string) error
+}
+
+// fluxMatcher is the seam over a Backend: in process (newLocalMatcher) or
+// remote (newRemoteMatcher).
+type fluxMatcher struct {
+	b Backend
 	// parsed jobspecs by text: a gang's pods, and pods alike, ask again
 	// and again
 	js map[string]*jobspec.Jobspec
@@ -76,30 +92,42 @@ type localMatcher struct {
 
 const jobspecCache = 256
 
-// newLocalMatcher makes a matcher over the cluster vertex alone, with the
-// graph's own types known so that jobspecs naming them parse before the
-// first node arrives.
-func newLocalMatcher(a *Args) (*localMatcher, error) {
+// NewMatcher returns the plugin's seam over a Backend.
+func NewMatcher(b Backend) Matcher { return newFluxMatcher(b) }
+
+func newFluxMatcher(b Backend) *fluxMatcher {
+	return &fluxMatcher{b: b, js: map[string]*jobspec.Jobspec{}}
+}
+
+// pluginTypes are the types the plugin's graph uses, for args.
+func pluginTypes(a *Args) []string {
+	return append(append([]string{"node", "numa", "slot", unlabelledType}, leafTypes...), a.levelTypes()...)
+}
+
+// newLocalMatcher makes a matcher in process over the cluster vertex
+// alone, with the graph's own types known so that jobspecs naming them
+// parse before the first node arrives.
+func newLocalMatcher(a *Args) (*fluxMatcher, error) {
 	b := graph.NewBuilder()
 	b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithRank(-1))
 	g := b.Graph()
-	for _, t := range append(append([]string{"node", "numa", "slot", unlabelledType}, leafTypes...), a.levelTypes()...) {
+	for _, t := range pluginTypes(a) {
 		g.Type(t)
 	}
 	m, err := gofluxion.New(g, a.matcherOptions())
 	if err != nil {
 		return nil, err
 	}
-	return &localMatcher{m: m, js: map[string]*jobspec.Jobspec{}}, nil
+	return newFluxMatcher(m), nil
 }
 
 // parse parses a jobspec, or returns it parsed before (types are only
 // ever added to the graph, so a parse stays valid).
-func (l *localMatcher) parse(text []byte) (*jobspec.Jobspec, error) {
+func (l *fluxMatcher) parse(text []byte) (*jobspec.Jobspec, error) {
 	if js, ok := l.js[string(text)]; ok {
 		return js, nil
 	}
-	js, err := l.m.ParseJobspec(text)
+	js, err := l.b.ParseJobspec(text)
 	if err != nil {
 		return nil, err
 	}
@@ -110,19 +138,22 @@ func (l *localMatcher) parse(text []byte) (*jobspec.Jobspec, error) {
 	return js, nil
 }
 
-func (l *localMatcher) Match(op gofluxion.Op, jobspec []byte, id uint64, at int64) (*MatchResult, error) {
+func (l *fluxMatcher) Match(op gofluxion.Op, jobspec []byte, id uint64, at int64) (*MatchResult, error) {
 	js, err := l.parse(jobspec)
 	if err != nil {
 		return nil, err
 	}
 	var a *gofluxion.Allocation
 	if id == 0 {
-		a, err = l.m.Match(op, js, at)
+		a, err = l.b.Match(op, js, at)
 	} else {
-		a, err = l.m.MatchWithID(op, js, id, at)
+		a, err = l.b.MatchWithID(op, js, id, at)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if a == nil {
+		return nil, fmt.Errorf("match of job %d: no allocation returned", id)
 	}
 	res := &MatchResult{Start: a.Start, End: a.End, Selected: make([]Selected, len(a.Resources))}
 	for i, r := range a.Resources {
@@ -131,29 +162,41 @@ func (l *localMatcher) Match(op gofluxion.Op, jobspec []byte, id uint64, at int6
 	return res, nil
 }
 
-func (l *localMatcher) Explain(jobspec []byte, at int64) (string, bool, error) {
+func (l *fluxMatcher) Explain(jobspec []byte, at int64) (string, bool, error) {
 	js, err := l.parse(jobspec)
 	if err != nil {
 		return "", false, err
 	}
-	e, err := l.m.Explain(js, at)
+	e, err := l.b.Explain(js, at)
 	if err != nil {
 		return "", false, err
 	}
 	return e.Reason(), e.Satisfiable, nil
 }
 
-func (l *localMatcher) Update(id uint64, r []byte, format string) (string, error) {
-	a, err := l.m.Update(id, r)
-	if err != nil {
-		return "", err
-	}
-	return a.Render(format)
+func (l *fluxMatcher) Update(id uint64, r []byte) error {
+	_, err := l.b.Update(id, r)
+	return err
 }
 
-func (l *localMatcher) Cancel(id uint64) error               { return l.m.Cancel(id) }
-func (l *localMatcher) Attach(jgf []byte) error              { return l.m.Attach(jgf) }
-func (l *localMatcher) Remove(path string) error             { return l.m.Remove(path) }
-func (l *localMatcher) SetStatus(path string, up bool) error { return l.m.SetStatus(path, up) }
-func (l *localMatcher) Vertices() int                        { return l.m.Stat().Vertices }
-func (l *localMatcher) Jobs() int                            { return l.m.Stat().Jobs }
+func (l *fluxMatcher) Cancel(id uint64) error               { return l.b.Cancel(id) }
+func (l *fluxMatcher) Attach(jgf []byte) error              { return l.b.Attach(jgf) }
+func (l *fluxMatcher) Remove(path string) error             { return l.b.Remove(path) }
+func (l *fluxMatcher) SetStatus(path string, up bool) error { return l.b.SetStatus(path, up) }
+func (l *fluxMatcher) Vertices() int                        { return l.stats().Vertices }
+func (l *fluxMatcher) Jobs() int                            { return l.stats().Jobs }
+
+// stats are the Backend's counts (-1 when it cannot give them).
+func (l *fluxMatcher) stats() gofluxion.Stats {
+	switch b := l.b.(type) {
+	case interface{ Stat() gofluxion.Stats }:
+		return b.Stat()
+	case interface {
+		Stats() (gofluxion.Stats, error)
+	}:
+		if s, err := b.Stats(); err == nil {
+			return s
+		}
+	}
+	return gofluxion.Stats{Vertices: -1, Jobs: -1}
+}

@@ -11,9 +11,10 @@ package plugin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -109,9 +110,17 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 	RegisterMetrics()
 	log := klog.FromContext(ctx).WithName(Name)
 	var m Matcher
-	if o.matcher != nil {
+	switch {
+	case o.matcher != nil:
 		m, err = o.matcher(args)
-	} else {
+	case args.Matcher != nil:
+		// the client lives as long as the scheduler (plugins are never
+		// closed)
+		m, _, err = newRemoteMatcher(ctx, args)
+		if err != nil {
+			err = fmt.Errorf("%s args: %w", Name, err)
+		}
+	default:
 		m, err = newLocalMatcher(args)
 	}
 	if err != nil {
@@ -479,11 +488,30 @@ func (p *Plugin) PreBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ s
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	patch := annotationPatch(ann)
 	if _, err := p.h.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fwk.AsStatus(fmt.Errorf("writing the allocation on pod %s/%s: %w", pod.Namespace, pod.Name, err))
 	}
 	return nil
+}
+
+// annotationPatch is the merge patch setting annotations (written by hand:
+// an R is tens of KiB of JSON to escape).
+func annotationPatch(ann map[string]string) []byte {
+	n := 32
+	for k, v := range ann {
+		n += len(k) + len(v) + len(v)/8 + 8
+	}
+	b := append(make([]byte, 0, n), `{"metadata":{"annotations":{`...)
+	for i, k := range slices.Sorted(maps.Keys(ann)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, ann[k])
+	}
+	return append(b, "}}}"...)
 }
 
 // PostBind records the binding.

@@ -29,13 +29,17 @@ const (
 	AnnotationEnd   = "gofluxion.io/end"
 )
 
-// Job id ranges: our pods count up from 1; reservations from resvBase;
-// the temporary bookings of a heterogeneous gang's shapes from tempBase;
-// the bookings that stand for pods placed by others from extBase.
+// Job id ranges: our pods count up from 1 (the id written on each pod,
+// and the Fluxion job of a pod booked on its own); the Fluxion jobs of
+// gangs (one per shape, booked by its match) from gangBase; reservations
+// from resvBase; the temporary bookings of a heterogeneous gang's shapes
+// (reference mode only) from tempBase; the bookings that stand for pods
+// placed by others from extBase.
 const (
 	extBase  = uint64(1) << 62
 	tempBase = uint64(1) << 61
 	resvBase = uint64(1) << 60
+	gangBase = uint64(1) << 59
 )
 
 // maxScopes bounds the level vertices tried for one topology request.
@@ -66,6 +70,8 @@ type Cluster struct {
 	waiting map[string]int64        // gang key → last failed attempt (Unix s)
 	dirty   bool                    // reservations to recompute
 	nextJob uint64
+	nextGJ  uint64
+	splits  []*gangJob // gang jobs to split before the next matcher operation
 	nextExt uint64
 	nextRes uint64
 	nextGID int
@@ -74,6 +80,10 @@ type Cluster struct {
 	now     func() time.Time
 
 	lastMatch time.Duration
+
+	// perPodJobs is the reference mode (tests): each placed pod is booked
+	// on its own with update, as before gangs were booked by their match.
+	perPodJobs bool
 }
 
 type nodeState struct {
@@ -94,13 +104,30 @@ type podState struct {
 	ns     string
 	name   string
 	node   string
-	job    uint64
-	r      string
+	job    uint64   // the pod's job id (written on it)
+	in     *gangJob // the gang's job holding the pod's leaves, or nil: job does
 	leaves []leaf
+	start  int64 // Unix s: when its booking starts
 	end    int64 // Unix s; 0: until the pod ends
 	bound  bool
 	gang   *gang
 	pod    *v1.Pod
+}
+
+// gangJob is the Fluxion job a gang's match booked for the pods of one
+// shape: no per-pod booking on the scheduling path. When a pod leaves it
+// (it ends, its node changes, it outlives its duration) while others stay,
+// the job is split, at the next operation on the matcher (flushLocked):
+// canceled, and each pod left booked on its own with update, as the
+// reference books every pod. (Fluxion's partial cancel would be cheaper,
+// but it drops the job's spans that plan nothing from the pruning filters,
+// whose first member drives the search for a reservation's start: the
+// job's end would vanish from that search, and reservations would move.)
+// A gang whose pods all leave before that is just canceled.
+type gangJob struct {
+	id      uint64
+	members []*podState // the pods in it
+	split   bool        // pending split
 }
 
 type foreignPod struct {
@@ -163,7 +190,7 @@ func NewClusterWith(args *Args, m Matcher, log klog.Logger) *Cluster {
 		pods: map[types.UID]*podState{}, foreign: map[types.UID]*foreignPod{},
 		parked: map[string]map[types.UID]*v1.Pod{}, gangs: map[string]*gang{},
 		resv: map[string]*reservation{}, waiting: map[string]int64{},
-		nextJob: 1, nextExt: extBase, nextRes: resvBase, log: log, now: time.Now,
+		nextJob: 1, nextGJ: gangBase, nextExt: extBase, nextRes: resvBase, log: log, now: time.Now,
 	}
 }
 
@@ -313,7 +340,7 @@ func (c *Cluster) setNodeLocked(n *v1.Node) {
 	}
 	up, why := schedulable(n)
 	if up != ns.up {
-		if err := c.m.SetStatus(ns.path, up); err != nil {
+		if err := c.fm().SetStatus(ns.path, up); err != nil {
 			c.log.Error(err, "set status failed", "node", n.Name)
 		}
 		ns.up = up
@@ -383,7 +410,7 @@ func (c *Cluster) attachAllLocked(nodes []*v1.Node) {
 		return
 	}
 	b, _ := json.Marshal(&d)
-	err := c.m.Attach(b)
+	err := c.fm().Attach(b)
 	for _, ns := range batch {
 		delete(c.sids, ns.sid)
 		if err != nil {
@@ -406,13 +433,13 @@ func (c *Cluster) attachAllLocked(nodes []*v1.Node) {
 		return
 	}
 	c.dirty = true
-	metricVertices.Set(float64(c.m.Vertices()))
+	metricVertices.Set(float64(c.fm().Vertices()))
 	c.log.V(2).Info("nodes attached", "nodes", len(batch))
 }
 
 // attachLocked attaches a node (down) and counts it in its level vertices.
 func (c *Cluster) attachLocked(ns *nodeState) error {
-	if err := c.m.Attach(ns.nodeJGF(ns.labels)); err != nil {
+	if err := c.fm().Attach(ns.nodeJGF(ns.labels)); err != nil {
 		return err
 	}
 	for _, lv := range ns.levels {
@@ -424,7 +451,7 @@ func (c *Cluster) attachLocked(ns *nodeState) error {
 	c.nodes[ns.name], c.sids[ns.sid] = ns, ns.name
 	ns.up = false
 	c.dirty = true
-	metricVertices.Set(float64(c.m.Vertices()))
+	metricVertices.Set(float64(c.fm().Vertices()))
 	return nil
 }
 
@@ -432,16 +459,16 @@ func (c *Cluster) attachLocked(ns *nodeState) error {
 // without nodes.
 func (c *Cluster) removeLocked(ns *nodeState) {
 	if ns.up {
-		_ = c.m.SetStatus(ns.path, false)
+		_ = c.fm().SetStatus(ns.path, false)
 		ns.up = false
 	}
-	if err := c.m.Remove(ns.path); err != nil {
+	if err := c.fm().Remove(ns.path); err != nil {
 		c.log.Error(err, "remove failed", "node", ns.name)
 	}
 	for i := len(ns.levels) - 1; i >= 0; i-- {
 		lv := ns.levels[i]
 		if lv.nodes--; lv.nodes == 0 {
-			if err := c.m.Remove(lv.path); err != nil {
+			if err := c.fm().Remove(lv.path); err != nil {
 				c.log.Error(err, "remove failed", "vertex", lv.path)
 			}
 			delete(c.levels, lv.path)
@@ -451,7 +478,7 @@ func (c *Cluster) removeLocked(ns *nodeState) {
 	delete(c.nodes, ns.name)
 	delete(c.sids, ns.sid)
 	c.dirty = true
-	metricVertices.Set(float64(c.m.Vertices()))
+	metricVertices.Set(float64(c.fm().Vertices()))
 }
 
 func (c *Cluster) pickSID(name string) int64 {
@@ -482,9 +509,7 @@ func (c *Cluster) reattachLocked(ns *nodeState, labels map[string]string) bool {
 			c.cancelGangLocked(ps.gang)
 			continue
 		}
-		if err := c.m.Cancel(ps.job); err != nil {
-			c.log.Error(err, "cancel failed", "job", ps.job)
-		}
+		c.unbookLocked(ps)
 		keep = append(keep, ps)
 	}
 	up := ns.up
@@ -499,7 +524,7 @@ func (c *Cluster) reattachLocked(ns *nodeState, labels map[string]string) bool {
 		return false
 	}
 	if up {
-		if err := c.m.SetStatus(ns.path, true); err == nil {
+		if err := c.fm().SetStatus(ns.path, true); err == nil {
 			ns.up = true
 		}
 	}
@@ -685,18 +710,22 @@ func (c *Cluster) bookPodLocked(ns *nodeState, ps *podState) error {
 	} else {
 		ps.end = 0
 	}
-	r, err := c.m.Update(ps.job, doc, c.args.RFormat)
-	if err != nil {
+	if err := c.fm().Update(ps.job, doc); err != nil {
 		return err
 	}
-	ps.r = r
+	ps.in, ps.start = nil, now
+	c.holdLocked(ns, ps)
+	return nil
+}
+
+// holdLocked records a booked pod's leaves on its node, and its end.
+func (c *Cluster) holdLocked(ns *nodeState, ps *podState) {
 	for _, l := range ps.leaves {
 		ns.held[l] = ps.uid
 	}
 	if ps.end != 0 && (c.nextEnd == 0 || ps.end < c.nextEnd) {
 		c.nextEnd = ps.end
 	}
-	return nil
 }
 
 // windowed wraps a JGF in an RFC 20 envelope whose execution part gives
@@ -742,12 +771,80 @@ func (c *Cluster) forgetLocked(uid types.UID) []types.UID {
 	return nil
 }
 
-// dropPodLocked cancels one pod's job.
+// dropPodLocked releases one pod's booking and forgets it.
 func (c *Cluster) dropPodLocked(ps *podState) {
-	if err := c.m.Cancel(ps.job); err != nil {
-		c.log.Error(err, "cancel failed", "job", ps.job)
-	}
+	c.unbookLocked(ps)
 	c.dropPodStateLocked(ps)
+}
+
+// unbookLocked releases what a pod holds: its own job; or, in a gang's
+// job, the job when it is the last pod left, else its place in it (the
+// job is split before the next matcher operation). A failure is logged:
+// the pod's leaves are given up either way.
+func (c *Cluster) unbookLocked(ps *podState) {
+	// (a cancel needs no pending split done first: the jobs are distinct)
+	gj := ps.in
+	if gj == nil {
+		if err := c.m.Cancel(ps.job); err != nil {
+			c.log.Error(err, "cancel failed", "job", ps.job)
+		}
+		return
+	}
+	ps.in = nil
+	gj.members = slices.DeleteFunc(gj.members, func(o *podState) bool { return o == ps })
+	if len(gj.members) > 0 {
+		if !gj.split {
+			gj.split = true
+			c.splits = append(c.splits, gj)
+		}
+		return
+	}
+	if gj.split {
+		gj.split = false
+		c.splits = slices.DeleteFunc(c.splits, func(o *gangJob) bool { return o == gj })
+	}
+	if err := c.m.Cancel(gj.id); err != nil {
+		c.log.Error(err, "cancel failed", "job", gj.id)
+	}
+}
+
+// fm returns the matcher once the pending splits are done: every matcher
+// operation but the splits' own goes through it.
+func (c *Cluster) fm() Matcher {
+	if len(c.splits) > 0 {
+		c.flushLocked()
+	}
+	return c.m
+}
+
+// flushLocked splits the gang jobs some pods left: each is canceled and
+// its remaining pods booked on their own (same leaves, same end).
+func (c *Cluster) flushLocked() {
+	splits := c.splits
+	c.splits = nil
+	for _, gj := range splits {
+		gj.split = false
+		if err := c.m.Cancel(gj.id); err != nil {
+			c.log.Error(err, "cancel failed", "job", gj.id)
+		}
+		for _, ps := range gj.members {
+			ps.in = nil
+			// the window the gang's job booked for it, even if it is over
+			// (expireLocked books it further when it next runs)
+			ns := c.nodes[ps.node]
+			doc, err := ns.bookJGF(ps.leaves)
+			if err == nil {
+				if ps.end != 0 {
+					doc = windowed(doc, ps.start, ps.end)
+				}
+				err = c.m.Update(ps.job, doc)
+			}
+			if err != nil {
+				c.log.Error(err, "booking a pod of a gang on its own failed", "pod", klog.KRef(ps.ns, ps.name), "job", ps.job)
+			}
+		}
+		gj.members = nil
+	}
 }
 
 // dropPodStateLocked forgets a pod whose job is canceled.
@@ -771,7 +868,7 @@ func (c *Cluster) dropPodStateLocked(ps *podState) {
 
 func (c *Cluster) cancelExtLocked(ns *nodeState) {
 	if ns.extJob != 0 {
-		if err := c.m.Cancel(ns.extJob); err != nil {
+		if err := c.fm().Cancel(ns.extJob); err != nil {
 			c.log.Error(err, "cancel failed", "job", ns.extJob)
 		}
 		ns.extJob, ns.extUnits, ns.ext = 0, units{}, nil
@@ -813,12 +910,12 @@ func (c *Cluster) rebookExtLocked(ns *nodeState) {
 	}
 	doc, err := ns.bookJGF(leaves)
 	if err == nil {
-		_, err = c.m.Update(c.nextExt, doc, "jgf")
+		err = c.fm().Update(c.nextExt, doc)
 		if err != nil && len(c.resv) > 0 {
 			// a reservation holds some of these leaves later: the
 			// others' pods are here now, so reservations give way
 			c.dropReservationsLocked()
-			_, err = c.m.Update(c.nextExt, doc, "jgf")
+			err = c.fm().Update(c.nextExt, doc)
 		}
 	}
 	if err != nil {
@@ -964,7 +1061,7 @@ func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Plac
 		c.recomputeLocked(now)
 	}
 	start := time.Now()
-	parts, scope, err := c.matchNowLocked(shapes, req, hosts, dur, now)
+	parts, jobs, scope, err := c.matchNowLocked(shapes, req, hosts, dur, now)
 	took := time.Since(start)
 	if err != nil {
 		var pe *PlaceError
@@ -991,29 +1088,60 @@ func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Plac
 	c.lastMatch = took
 	c.nextGID++
 	g := &gang{id: key + "#" + strconv.Itoa(c.nextGID), key: key, permitted: sets.New[types.UID](), created: c.now()}
-	pl := &Placement{GangID: g.id, Nodes: map[types.UID]string{}, Took: took, Scope: scope}
-	var done []*podState
+	pl := &Placement{GangID: g.id, Nodes: make(map[types.UID]string, len(pods)), Took: took, Scope: scope}
+	// each pod gets its job id and its part of the selection, held in its
+	// shape's gang job; a gang whose pods' durations differ (the gang's
+	// match booked the longest) is booked pod by pod instead, each for its
+	// own window
+	uniform := true
+	for _, p := range pods {
+		uniform = uniform && durs[p.UID] == dur
+	}
+	if !uniform {
+		for _, id := range jobs {
+			if err := c.fm().Cancel(id); err != nil {
+				c.log.Error(err, "cancel failed", "job", id)
+			}
+		}
+		jobs = nil
+	}
+	all := make([]*podState, 0, len(pods))
 	for si, s := range shapes {
+		var gj *gangJob
+		if jobs != nil {
+			gj = &gangJob{id: jobs[si], members: make([]*podState, 0, len(s.Pods))}
+		}
 		for i, p := range s.Pods {
 			part := parts[si][i]
-			ps := &podState{uid: p.UID, ns: p.Namespace, name: p.Name, node: part.node, job: c.nextJob, leaves: part.leaves, gang: g, pod: p}
+			ps := &podState{uid: p.UID, ns: p.Namespace, name: p.Name, node: part.node, job: c.nextJob + uint64(len(all)),
+				leaves: part.leaves, start: now, gang: g, pod: p}
 			if d := durs[p.UID]; d > 0 {
 				ps.end = now + d
 			}
-			err := c.bookPodLocked(c.nodes[part.node], ps)
-			if err != nil {
-				for _, d := range done {
-					c.dropPodLocked(d)
-				}
-				return nil, fmt.Errorf("booking pod %s/%s: %w", p.Namespace, p.Name, err)
+			if gj != nil {
+				ps.in = gj
+				gj.members = append(gj.members, ps)
+				c.holdLocked(c.nodes[ps.node], ps)
 			}
-			c.nextJob++
-			c.pods[p.UID] = ps
-			g.members = append(g.members, p.UID)
-			pl.Nodes[p.UID] = ps.node
-			done = append(done, ps)
+			all = append(all, ps)
 		}
 	}
+	if jobs == nil {
+		for i, ps := range all {
+			if err := c.bookPodLocked(c.nodes[ps.node], ps); err != nil {
+				for _, d := range all[:i] {
+					c.dropPodLocked(d)
+				}
+				return nil, fmt.Errorf("booking pod %s/%s: %w", ps.ns, ps.name, err)
+			}
+		}
+	}
+	for _, ps := range all {
+		c.pods[ps.uid] = ps
+		g.members = append(g.members, ps.uid)
+		pl.Nodes[ps.uid] = ps.node
+	}
+	c.nextJob += uint64(len(all))
 	c.gangs[g.id] = g
 	return pl, nil
 }
@@ -1048,27 +1176,27 @@ type scope struct {
 
 // matchNowLocked finds room for every shape now, trying the scopes the
 // request allows in order. It returns each shape's parts.
-func (c *Cluster) matchNowLocked(shapes []Shape, req Request, hosts []string, dur, now int64) ([][]podPart, string, error) {
+func (c *Cluster) matchNowLocked(shapes []Shape, req Request, hosts []string, dur, now int64) ([][]podPart, []uint64, string, error) {
 	scopes, perr := c.scopesLocked(shapes, req, hosts, false)
 	var last *PlaceError
 	for _, sc := range scopes {
-		parts, where, err := c.tryShapesLocked(shapes, req, sc, hosts, dur, now)
+		parts, jobs, where, err := c.tryShapesLocked(shapes, req, sc, hosts, dur, now)
 		if err == nil {
-			return parts, where, nil
+			return parts, jobs, where, nil
 		}
 		var pe *PlaceError
 		if !errors.As(err, &pe) {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		last = pe
 	}
 	if perr != nil {
-		return nil, "", perr
+		return nil, nil, "", perr
 	}
 	if last == nil {
 		last = &PlaceError{Reason: "nowhere to try"}
 	}
-	return nil, "", last
+	return nil, nil, "", last
 }
 
 // scopesLocked lists where a request may go, in order: for
@@ -1212,54 +1340,65 @@ func (sc scope) form(req Request, hosts []string, dur int64) Form {
 	return f
 }
 
-// tryShapesLocked matches every shape in one scope now, all or nothing.
-func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts []string, dur, now int64) (parts [][]podPart, where string, err error) {
+// tryShapesLocked matches every shape in one scope now, all or nothing,
+// each booked by its match as a gang job (their ids are returned; nothing
+// stays booked when a shape does not fit). In the reference mode
+// (perPodJobs) nothing stays booked: one shape is matched without
+// allocating, several under temporary ids released at the end.
+func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts []string, dur, now int64) (parts [][]podPart, jobs []uint64, where string, err error) {
 	where = sc.label
-	var temps []uint64
-	release := func() {
-		for _, id := range temps {
-			_ = c.m.Cancel(id)
+	defer func() {
+		if err != nil || c.perPodJobs {
+			for _, id := range jobs {
+				_ = c.fm().Cancel(id)
+			}
+			jobs = nil
 		}
-	}
-	defer release()
-	out := make([][]podPart, len(shapes))
+	}()
+	parts = make([][]podPart, len(shapes))
 	f := sc.form(req, hosts, dur)
 	for i, s := range shapes {
 		js := f.Jobspec(s.Demand, len(s.Pods))
 		var res *MatchResult
-		var err error
-		if len(shapes) == 1 {
-			res, err = c.m.Match(gofluxion.WithoutAllocating, js, 0, now)
-		} else {
-			res, err = c.m.Match(gofluxion.Allocate, js, tempBase+uint64(i), now)
-			if err == nil {
-				temps = append(temps, tempBase+uint64(i))
+		var merr error
+		switch {
+		case c.perPodJobs && len(shapes) == 1:
+			res, merr = c.fm().Match(gofluxion.WithoutAllocating, js, 0, now)
+		default:
+			id := tempBase + uint64(i)
+			if !c.perPodJobs {
+				id = c.nextGJ
+				c.nextGJ++
+			}
+			res, merr = c.fm().Match(gofluxion.Allocate, js, id, now)
+			if merr == nil {
+				jobs = append(jobs, id)
 			}
 		}
-		if err != nil {
-			pe := c.explainLocked(js, now, req, err)
+		if merr != nil {
+			pe := c.explainLocked(js, now, req, merr)
 			if sc.label != "" && sc.top == "" {
 				pe.Reason = sc.label + ": " + pe.Reason
 			}
 			if len(shapes) > 1 {
 				pe.Reason = fmt.Sprintf("shape %d of %d (%d pods with %v): %s", i+1, len(shapes), len(s.Pods), s.Demand, pe.Reason)
 			}
-			return nil, "", pe
+			return nil, jobs, "", pe
 		}
 		sel, err := res.selection()
 		if err != nil {
-			return nil, "", err
+			return nil, jobs, "", err
 		}
-		parts, err := splitMatch(sel, s.Demand, len(s.Pods))
+		ps, err := splitMatch(sel, s.Demand, len(s.Pods))
 		if err != nil {
-			return nil, "", err
+			return nil, jobs, "", err
 		}
-		out[i] = parts
+		parts[i] = ps
 		if sc.top != "" && i == 0 {
 			where = describeWhere(sel, c.args)
 		}
 	}
-	return out, where, nil
+	return parts, jobs, where, nil
 }
 
 // explainLocked turns a failed match into a PlaceError with gofluxion's
@@ -1267,7 +1406,7 @@ func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts [
 // gang asked for it).
 func (c *Cluster) explainLocked(js []byte, now int64, req Request, err error) *PlaceError {
 	pe := &PlaceError{Reason: err.Error(), Err: err, Unresolvable: errors.Is(err, gofluxion.ErrUnsatisfiable)}
-	if reason, sat, xerr := c.m.Explain(js, now); xerr == nil {
+	if reason, sat, xerr := c.fm().Explain(js, now); xerr == nil {
 		if reason != "" {
 			pe.Reason = reason
 		}
@@ -1319,7 +1458,7 @@ func (c *Cluster) reserveLocked(r *reservation, now int64) error {
 			best := int64(-1)
 			for _, s := range scopes {
 				js := s.form(r.req, r.hosts, r.dur).Jobspec(r.shape.Demand, len(r.shape.Pods))
-				res, err := c.m.Match(gofluxion.WithoutAllocatingFuture, js, 0, now)
+				res, err := c.fm().Match(gofluxion.WithoutAllocatingFuture, js, 0, now)
 				if err == nil && (best < 0 || res.Start < best) {
 					best, sc = res.Start, s
 				}
@@ -1328,7 +1467,7 @@ func (c *Cluster) reserveLocked(r *reservation, now int64) error {
 	}
 	js := sc.form(r.req, r.hosts, r.dur).Jobspec(r.shape.Demand, len(r.shape.Pods))
 	id := c.nextRes
-	res, err := c.m.Match(gofluxion.AllocateOrElseReserve, js, id, now)
+	res, err := c.fm().Match(gofluxion.AllocateOrElseReserve, js, id, now)
 	if err != nil {
 		return err
 	}
@@ -1407,7 +1546,7 @@ func describeWhere(sel []Selected, a *Args) string {
 
 func (c *Cluster) cancelResvLocked(r *reservation) {
 	if r.job != 0 {
-		if err := c.m.Cancel(r.job); err != nil {
+		if err := c.fm().Cancel(r.job); err != nil {
 			c.log.Error(err, "cancel failed", "job", r.job)
 		}
 		r.job = 0
@@ -1470,7 +1609,7 @@ func (c *Cluster) expireLocked(now int64) {
 		if ns == nil {
 			continue
 		}
-		_ = c.m.Cancel(ps.job)
+		c.unbookLocked(ps)
 		ps.end = 0
 		if err := c.bookPodLocked(ns, ps); err != nil {
 			c.log.Error(err, "cannot extend the booking of a pod past its end", "pod", klog.KRef(ps.ns, ps.name))
@@ -1561,12 +1700,16 @@ func (c *Cluster) Cancel(uid types.UID) []types.UID {
 }
 
 func (c *Cluster) cancelGangLocked(g *gang) []types.UID {
-	var others []types.UID
-	for _, uid := range slices.Clone(g.members) {
+	var drop []*podState
+	for _, uid := range g.members {
 		if ps := c.pods[uid]; ps != nil && !ps.bound {
-			others = append(others, uid)
-			c.dropPodLocked(ps)
+			drop = append(drop, ps)
 		}
+	}
+	others := make([]types.UID, 0, len(drop))
+	for _, ps := range drop {
+		others = append(others, ps.uid)
+		c.dropPodLocked(ps)
 	}
 	delete(c.gangs, g.id)
 	return others
@@ -1587,17 +1730,27 @@ func (c *Cluster) Sweep(age time.Duration) []types.UID {
 	return out
 }
 
-// Annotations returns what PreBind writes on a placed pod.
+// Annotations returns what PreBind writes on a placed pod: its job id, its
+// R (rendered now, outside the lock: see renderR) and its end.
 func (c *Cluster) Annotations(uid types.UID) (map[string]string, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	ps := c.pods[uid]
-	if ps == nil {
+	var ns *nodeState
+	if ps != nil {
+		ns = c.nodes[ps.node]
+	}
+	if ns == nil {
+		c.mu.Unlock()
 		return nil, fmt.Errorf("pod %s has no allocation", uid)
 	}
-	ann := map[string]string{AnnotationJobID: strconv.FormatUint(ps.job, 10), AnnotationR: encodeR(ps.r)}
-	if ps.end != 0 {
-		ann[AnnotationEnd] = time.Unix(ps.end, 0).UTC().Format(time.RFC3339)
+	// the node's place and labels are replaced, never changed, when it
+	// moves; the pod's leaves never change
+	pl, labels, leaves, job, start, end := ns.place, ns.labels, ps.leaves, ps.job, ps.start, ps.end
+	c.mu.Unlock()
+	r := renderR(&pl, labels, leaves, c.args.RFormat, start, end)
+	ann := map[string]string{AnnotationJobID: strconv.FormatUint(job, 10), AnnotationR: encodeR(r)}
+	if end != 0 {
+		ann[AnnotationEnd] = time.Unix(end, 0).UTC().Format(time.RFC3339)
 	}
 	return ann, nil
 }
@@ -1653,7 +1806,7 @@ func (c *Cluster) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := Stats{Nodes: len(c.nodes), OurPods: len(c.pods), Foreign: len(c.foreign), Gangs: len(c.gangs),
-		Jobs: c.m.Jobs(), Reservations: len(c.resv), Vertices: c.m.Vertices(), LastMatch: c.lastMatch}
+		Jobs: c.fm().Jobs(), Reservations: len(c.resv), Vertices: c.fm().Vertices(), LastMatch: c.lastMatch}
 	for _, ns := range c.nodes {
 		if ns.up {
 			s.Up++
@@ -1704,4 +1857,11 @@ func decodeR(s string) string {
 		}
 	}
 	return s
+}
+
+// lastMatchTook is Stats().LastMatch alone (for benchmarks).
+func (c *Cluster) lastMatchTook() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastMatch
 }

@@ -667,7 +667,7 @@ func TestMetrics(t *testing.T) {
 // countingMatcher wraps the in-process matcher behind the seam; with
 // jgfOnly it answers matches with a JGF only, as a remote matcher might.
 type countingMatcher struct {
-	*localMatcher
+	*fluxMatcher
 	matches int
 	jgfOnly bool
 }
@@ -675,17 +675,17 @@ type countingMatcher struct {
 func (m *countingMatcher) Match(op gofluxion.Op, js []byte, id uint64, at int64) (*MatchResult, error) {
 	m.matches++
 	if !m.jgfOnly {
-		return m.localMatcher.Match(op, js, id, at)
+		return m.fluxMatcher.Match(op, js, id, at)
 	}
-	j, err := m.m.ParseJobspec(js)
+	j, err := m.b.ParseJobspec(js)
 	if err != nil {
 		return nil, err
 	}
 	var a *gofluxion.Allocation
 	if id == 0 {
-		a, err = m.m.Match(op, j, at)
+		a, err = m.b.Match(op, j, at)
 	} else {
-		a, err = m.m.MatchWithID(op, j, id, at)
+		a, err = m.b.MatchWithID(op, j, id, at)
 	}
 	if err != nil {
 		return nil, err
@@ -704,7 +704,7 @@ func TestMatcherSeam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cm := &countingMatcher{localMatcher: lm, jgfOnly: jgfOnly}
+		cm := &countingMatcher{fluxMatcher: lm, jgfOnly: jgfOnly}
 		c := NewClusterWith(a, cm, klog.Background())
 		withClock(c, newClock())
 		addNodes(c, lnode("n0", "z", "", 4, 4, 0), lnode("n1", "z", "", 4, 4, 0))
