@@ -25,9 +25,11 @@ type Job struct {
 // Dispatcher is the dispatch side: it owns the Matcher and decides where
 // (and, for a reservation, when) a job runs. It knows nothing of queues.
 // A Policy talks to it only through TryStart, StartOrReserve and
-// Unreserve.
+// Unreserve. The matcher is a gofluxion.Interface: the in-process
+// *gofluxion.Matcher here, or the matcher service's client (module
+// service) with no other change.
 type Dispatcher struct {
-	m *gofluxion.Matcher
+	m gofluxion.Interface
 	// Calls counts the Matcher operations (Match and Cancel).
 	Calls int
 }
