@@ -89,12 +89,14 @@ func invalidf(op, format string, args ...any) *Error {
 }
 
 // describe turns a Fluxion message (possibly several lines, each ending
-// in "\n" or ".") into one Go-style clause.
-func describe(msg string) string {
+// in "\n" or ".") into one Go-style clause, without the "op: " prefix
+// the *Error of op already has.
+func describe(op, msg string) string {
 	var parts []string
 	for _, l := range strings.Split(msg, "\n") {
 		l = strings.TrimSpace(l)
 		l = strings.TrimPrefix(l, "ERROR: ")
+		l = strings.TrimPrefix(l, op+": ")
 		l = strings.TrimSuffix(l, ".")
 		if l != "" {
 			parts = append(parts, l)
@@ -133,6 +135,9 @@ func fromMatch(op string, err error) error {
 			}
 		}
 		msg := strings.TrimPrefix(err.Error(), "gofluxion: ")
+		if errors.Is(err, ErrLimit) {
+			msg = rootLimitNames.Replace(msg)
+		}
 		return newError(op, kind, err, "%s", strings.TrimPrefix(msg, op+": "))
 	}
 	kind, what := ErrInvalid, "invalid argument"
@@ -153,7 +158,7 @@ func fromMatch(op string, err error) error {
 	case match.ENOTSUP, match.ENOSYS:
 		what = "not supported"
 	}
-	if d := describe(me.Msg); d != "" {
+	if d := describe(op, me.Msg); d != "" {
 		what = d
 	}
 	return newError(op, kind, err, "%s", what)

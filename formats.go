@@ -56,6 +56,11 @@ func DemoGraph() *graph.Graph {
 // rv1exec). allowlist (hwloc only) names the resource types to keep, comma
 // separated; empty keeps every supported type. Errors match ErrInvalid.
 // The default Limits apply (see Limits.ReadGraph).
+//
+// Unlike Fluxion's, the readers are strict: JGF is read by jgf.Read (see
+// jgf.Options for what it refuses that Fluxion loads), and an rv1exec
+// nodelist that names a host twice is refused, naming the host (Fluxion
+// makes two nodes with one path, which path lookups take for one).
 func ReadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
 	return Limits{}.ReadGraph(format, data, allowlist)
 }

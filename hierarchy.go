@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -34,7 +35,7 @@ import (
 // each Grow adds one. Fluxion books one span per job and vertex and a
 // job's R once, so a Grow cannot be added to the first job's booking: it
 // is a parent job of its own, listed here, and Child.Release cancels them
-// all.
+// all (once the child's own jobs are canceled).
 type Grant struct {
 	Parts []GrantPart `json:"parts"`
 }
@@ -625,9 +626,28 @@ func joinErrs(op string, errs []error) error {
 
 // Release cancels every part of the grant in the parent. The child keeps
 // its graph and job table but holds nothing any more.
+//
+// While a job of the child is allocated or reserved, Release refuses with
+// ErrBusy and changes nothing, as Shrink does: the parent would give the
+// resources to others while the child's job still holds them. Cancel the
+// child's jobs first (grandchildren's grants included: they are jobs of
+// the child). Fluxion has no hierarchy of its own to compare with: this
+// is the library's rule.
 func (c *Child) Release() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var live []string
+	for _, j := range c.m.Jobs() {
+		if j.State != Canceled {
+			live = append(live, strconv.FormatUint(j.ID, 10))
+		}
+	}
+	if len(live) > 0 {
+		if len(live) == 1 {
+			return newError("release", ErrBusy, nil, "job %s of the child still holds resources: cancel it first", live[0])
+		}
+		return newError("release", ErrBusy, nil, "jobs %s of the child still hold resources: cancel them first", strings.Join(live, ", "))
+	}
 	var errs []error
 	keep := c.grant.Parts[:0]
 	for _, p := range c.grant.Parts {

@@ -105,6 +105,20 @@ func hierarchyRun(t *testing.T, seed uint64, steps int) {
 		for _, k := range slices.Clone(n.kids) {
 			release(k)
 		}
+		// Release refuses while the child's own jobs hold resources.
+		if len(n.jobs) > 0 {
+			if err := n.child.Release(); !errors.Is(err, ErrBusy) {
+				t.Fatalf("release with %d live jobs: %v, want ErrBusy", len(n.jobs), err)
+			}
+		}
+		for _, id := range sortedKeys(n.jobs) {
+			if j, err := n.inst.Info(id); err == nil && j.State != Canceled {
+				if err := n.inst.Cancel(id); err != nil {
+					t.Fatalf("cancel %d before release: %v", id, err)
+				}
+			}
+			delete(n.jobs, id)
+		}
 		if err := n.child.Release(); err != nil {
 			t.Fatalf("release: %v", err)
 		}

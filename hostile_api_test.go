@@ -280,11 +280,13 @@ func TestHostileRestoreRefusesInconsistentOptions(t *testing.T) {
 // it, SetRankStatus and RankStatus find it by rank, but Remove by its own
 // path says there is none.
 func TestHostileAttachRefusesOrphanVertex(t *testing.T) {
-	t.Skip("known: the strict JGF reader (jgf/build.go) does not refuse vertices without a containment parent; reported, not fixed (reader owned elsewhere)")
 	m := hostileMatcher(t)
 	before := hostileSnapshot(t, m)
 	err := m.Attach([]byte(`{"graph":{"nodes":[{"id":"900","metadata":{"type":"node","basename":"node","id":98,"rank":98,"paths":{"containment":"/other/node98"}}}],"edges":[]}}`))
 	hostileWantOnly(t, "orphan", err, gofluxion.ErrInvalid)
+	if !strings.Contains(err.Error(), "/other/node98") {
+		t.Errorf("%v does not name the vertex", err)
+	}
 	if !bytes.Equal(before, hostileSnapshot(t, m)) {
 		t.Error("the refused attach changed the state")
 	}
@@ -294,10 +296,104 @@ func TestHostileAttachRefusesOrphanVertex(t *testing.T) {
 // document gives it: a "core" at /demo0/rack0/node3 is taken for node3,
 // silently.
 func TestHostileAttachRefusesTypeClash(t *testing.T) {
-	t.Skip("known: Attach reuses a vertex by path and rank without comparing types; reported, not fixed (jgf reader)")
 	m := hostileMatcher(t)
+	before := hostileSnapshot(t, m)
 	err := m.Attach([]byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"cluster","basename":"demo","id":0,"rank":-1,"paths":{"containment":"/demo0"}}},{"id":"1","metadata":{"type":"rack","basename":"rack","id":0,"rank":-1,"paths":{"containment":"/demo0/rack0"}}},{"id":"900","metadata":{"type":"core","basename":"node","id":3,"rank":3,"paths":{"containment":"/demo0/rack0/node3"}}}],"edges":[{"source":"0","target":"1"},{"source":"1","target":"900"}]}}`))
 	hostileWantOnly(t, "type clash", err, gofluxion.ErrInvalid)
+	if msg := err.Error(); !strings.Contains(msg, "/demo0/rack0/node3") || !strings.Contains(msg, "node") || !strings.Contains(msg, "core") {
+		t.Errorf("%v does not name the path and both types", err)
+	}
+	if !bytes.Equal(before, hostileSnapshot(t, m)) {
+		t.Error("the refused attach changed the state")
+	}
+}
+
+// Attach added a node whose rank another node has: RankStatus and
+// SetRankStatus then act on two nodes for one rank.
+func TestHostileAttachRefusesRepeatedNodeRank(t *testing.T) {
+	m := hostileMatcher(t)
+	before := hostileSnapshot(t, m)
+	err := m.Attach([]byte(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"cluster","basename":"demo","id":0,"rank":-1,"paths":{"containment":"/demo0"}}},{"id":"1","metadata":{"type":"rack","basename":"rack","id":0,"rank":-1,"paths":{"containment":"/demo0/rack0"}}},{"id":"900","metadata":{"type":"node","basename":"node","id":90,"rank":3,"paths":{"containment":"/demo0/rack0/node90"}}}],"edges":[{"source":"0","target":"1"},{"source":"1","target":"900"}]}}`))
+	hostileWantOnly(t, "repeated rank", err, gofluxion.ErrInvalid)
+	if msg := err.Error(); !strings.Contains(msg, "rank 3") || !strings.Contains(msg, "/demo0/rack0/node90") || !strings.Contains(msg, "/demo0/rack0/node3") {
+		t.Errorf("%v does not name the rank and both paths", err)
+	}
+	if !bytes.Equal(before, hostileSnapshot(t, m)) {
+		t.Error("the refused attach changed the state")
+	}
+	// A new node with a new rank still attaches.
+	ok := strings.Replace(`{"graph":{"nodes":[{"id":"0","metadata":{"type":"cluster","basename":"demo","id":0,"rank":-1,"paths":{"containment":"/demo0"}}},{"id":"1","metadata":{"type":"rack","basename":"rack","id":0,"rank":-1,"paths":{"containment":"/demo0/rack0"}}},{"id":"900","metadata":{"type":"node","basename":"node","id":90,"rank":3,"paths":{"containment":"/demo0/rack0/node90"}}}],"edges":[{"source":"0","target":"1"},{"source":"1","target":"900"}]}}`, `"rank":3`, `"rank":90`, 1)
+	if err := m.Attach([]byte(ok)); err != nil {
+		t.Errorf("a new rank: %v", err)
+	}
+}
+
+// Root messages said their prefix twice ("gofluxion: attach: gofluxion:",
+// "find: find:", "read /tmp: read /tmp:") or ended in errno text
+// (": invalid argument: limit exceeded"); reader limits named the
+// reader's field rather than Limits'.
+func TestHostileErrorMessagesSayThingsOnce(t *testing.T) {
+	m, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Limits: gofluxion.Limits{MaxInputBytes: 300, MaxDepth: 3, MaxRankSet: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := `{"graph":{"nodes":[{"id":"0","metadata":{"type":"a","paths":{"containment":"/a"}}},{"id":"1","metadata":{"type":"a","paths":{"containment":"/a/b"}}},{"id":"2","metadata":{"type":"a","paths":{"containment":"/a/c"}}}],"edges":[{"source":"0","target":"1"},{"source":"0","target":"2"}]}}`
+	for _, c := range []struct {
+		name string
+		call func() error
+		want string // a part of the message
+	}{
+		{"attach too large", func() error { return m.Attach(make([]byte, 400)) }, "Limits.MaxInputBytes"},
+		{"update too large", func() error { _, err := m.Update(5, make([]byte, 400)); return err }, "Limits.MaxInputBytes"},
+		{"update bad window", func() error {
+			_, err := m.Update(5, []byte(`{"version":1,"execution":{"R_lite":[{"rank":"0","children":{"core":"0"}}],"nodelist":["node0"],"starttime":10,"expiration":5}}`))
+			return err
+		}, "update: "},
+		{"find deep", func() error { _, err := m.Find("(((((status=up)))))", "simple"); return err }, "Limits.MaxDepth"},
+		{"find bad", func() error { _, err := m.Find("bogus=1", "simple"); return err }, "invalid criteria"},
+		{"rank set", func() error { return m.SetRankStatus("0-99", false) }, "Limits.MaxRankSet"},
+		{"bad idset", func() error { return m.SetRankStatus("x-y", false) }, "idset"},
+		{"read dir", func() error { _, err := gofluxion.ReadGraphFile("/tmp"); return err }, "read /tmp: "},
+		{"jgf vertices", func() error {
+			_, err := gofluxion.Limits{MaxVertices: 2}.ReadGraph("jgf", []byte(three), "")
+			return err
+		}, "(Limits.MaxVertices)"},
+		{"rv1 vertices", func() error {
+			_, err := gofluxion.Limits{MaxVertices: 2}.ReadGraph("rv1exec", []byte(`{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-1"}}],"nodelist":["n[0-1]"]}}`), "")
+			return err
+		}, "(Limits.MaxVertices)"},
+		{"document bytes", func() error {
+			_, err := gofluxion.Limits{MaxInputBytes: 10}.ReadGraph("jgf", []byte(three), "")
+			return err
+		}, "Limits.MaxInputBytes"},
+	} {
+		err := c.call()
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q does not say %q", c.name, msg, c.want)
+		}
+		if strings.Count(msg, "gofluxion: ") != 1 || !strings.HasPrefix(msg, "gofluxion: ") {
+			t.Errorf("%s: %q: want one gofluxion: prefix", c.name, msg)
+		}
+		parts := strings.Split(msg, ": ")
+		for i := 1; i < len(parts); i++ {
+			if parts[i] == parts[i-1] {
+				t.Errorf("%s: %q says %q twice", c.name, msg, parts[i])
+			}
+		}
+		for _, tail := range []string{"invalid argument", "limit exceeded", "resources busy"} {
+			if strings.HasSuffix(msg, tail) {
+				t.Errorf("%s: %q ends in errno text", c.name, msg)
+			}
+		}
+		if !errors.Is(err, gofluxion.ErrInvalid) {
+			t.Errorf("%s: %v is not ErrInvalid", c.name, err)
+		}
+	}
 }
 
 // Before: Explain at a time outside the window answered "none counted now"
@@ -454,11 +550,9 @@ func TestHostileWriteJGFNilGraph(t *testing.T) {
 // Release gives the whole grant back while the child's own jobs still hold
 // resources in it: the parent then allocates them to another job, so the
 // same socket is held by a child job and by a parent job at once. Shrink
-// refuses that case (ErrBusy); Release does not. (Decision needed: refuse
-// with ErrBusy, or cancel the child's jobs; the service's client test
-// releases a child with a live job.)
+// refuses that case (ErrBusy); Release did not. Now it refuses too, and
+// changes nothing, until the child's jobs are canceled.
 func TestHostileReleaseWithLiveChildJobs(t *testing.T) {
-	t.Skip("known: Child.Release does not check the child's allocated/reserved jobs; reported, not fixed (semantics to decide)")
 	m := hostileMatcher(t)
 	whole := jobspec.New(time.Hour, jobspec.Res("node", 8, jobspec.Slot("s", 1, jobspec.Res("socket", 2))))
 	a, err := m.Match(gofluxion.Allocate, whole, 0)
@@ -469,18 +563,41 @@ func TestHostileReleaseWithLiveChildJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Match(gofluxion.Allocate, jobspec.New(time.Minute, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("socket", 1)))), 0); err != nil {
+	cj, err := c.Match(gofluxion.Allocate, jobspec.New(time.Minute, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("socket", 1)))), 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	pbefore := hostileSnapshot(t, m)
 	err = c.Release()
 	hostileWantOnly(t, "release with a live child job", err, gofluxion.ErrBusy)
+	if len(c.Grant().Parts) != 1 || !bytes.Equal(pbefore, hostileSnapshot(t, m)) {
+		t.Fatal("the refused release changed the grant or the parent")
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("job %d ", cj.JobID)) {
+		t.Errorf("%v does not name the child's job", err)
+	}
+	if err := c.Cancel(cj.JobID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatalf("release after cancel: %v", err)
+	}
+	if j, err := m.Info(a.JobID); err != nil || j.State != gofluxion.Canceled {
+		t.Errorf("the parent's grant job: %+v, %v", j, err)
+	}
 }
 
 // An rv1exec R whose nodelist names one host twice ("n0,n0" for ranks
 // 0-1) loads as two nodes with the same path /cluster0/n0: path lookups
 // (SetStatus, Remove, Find names=) then act on both or the first.
 func TestHostileRV1ExecRefusesDuplicateHosts(t *testing.T) {
-	t.Skip("known: the rv1exec reader accepts duplicate hostnames; reported, not fixed (rv1 reader)")
 	_, err := gofluxion.ReadGraph("rv1exec", []byte(`{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-1"}}],"nodelist":["n0,n0"]}}`), "")
 	hostileWantOnly(t, "duplicate hosts", err, gofluxion.ErrInvalid)
+	if !strings.Contains(fmt.Sprint(err), "host n0") {
+		t.Errorf("%v does not name the host", err)
+	}
+	// Distinct hosts load.
+	if _, err := gofluxion.ReadGraph("rv1exec", []byte(`{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-1"}}],"nodelist":["n0,n1"]}}`), ""); err != nil {
+		t.Error(err)
+	}
 }

@@ -208,10 +208,18 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 // exist are reused, the others are added under them. On error the graph
 // is unchanged. Unlike Fluxion's resource-query, attached nodes count as
 // up nodes at once (and removed ones are forgotten).
+//
+// The document is read by the strict JGF reader (see jgf.Options), which
+// refuses with ErrInvalid what Fluxion attaches: a new vertex that is
+// neither the containment root nor any vertex's containment child (it
+// would be unreachable, yet found by path and rank), a vertex reused by
+// path and rank with another type (the error names the path and both
+// types), and a new node with a rank another node has (the error names
+// the rank and both paths).
 func (x *Matcher) Attach(jgfDoc []byte) error {
 	doc, err := x.opts.Limits.checkAttach(jgfDoc)
 	if err != nil {
-		return newError("attach", ErrInvalid, err, "%v", err)
+		return fromMatch("attach", err)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()

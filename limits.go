@@ -78,10 +78,34 @@ func (l Limits) readLimits() graph.ReadLimits {
 	return graph.ReadLimits{MaxInputBytes: l.MaxInputBytes, MaxVertices: l.MaxVertices, MaxDepth: l.MaxDepth, MaxPathBytes: l.MaxPathBytes}.WithDefaults()
 }
 
+// argError is a bad argument found below the operation that reports it
+// (which wraps it in an *Error with its own prefix): its text is the
+// message alone, and it matches ErrInvalid, and ErrLimit when limit.
+type argError struct {
+	msg   string
+	limit bool
+}
+
+func (e *argError) Error() string { return e.msg }
+
+func (e *argError) Is(target error) bool {
+	return target == ErrInvalid || e.limit && target == ErrLimit
+}
+
 // limitError is the error of an argument that exceeds a limit.
 func limitError(format string, args ...any) error {
-	return fmt.Errorf("gofluxion: "+format+": %w: %w", append(args, ErrInvalid, ErrLimit)...)
+	return &argError{msg: fmt.Sprintf(format, args...), limit: true}
 }
+
+// rootLimitNames names, in a reader's limit error seen through the
+// package, the field of Limits that sets the limit.
+var rootLimitNames = strings.NewReplacer(
+	"the limit graph.ReadLimits.", "Limits.",
+	"the depth limit graph.ReadLimits.", "Limits.",
+	"graph.ReadLimits.", "Limits.",
+	"Options.MaxVertices", "Limits.MaxVertices",
+	"Options.MaxInputBytes", "Limits.MaxInputBytes",
+)
 
 // clip shortens s for an error message.
 func clip(s string) string {
@@ -111,7 +135,7 @@ func (l Limits) ReadGraph(format string, data []byte, allowlist string) (*graph.
 func (l Limits) readGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
 	rl := l.readLimits()
 	if int64(len(data)) > rl.MaxInputBytes {
-		return nil, fmt.Errorf("gofluxion: the %s document is %d bytes, more than Limits.MaxInputBytes (%d): %w", cmp.Or(format, FormatGRUG), len(data), rl.MaxInputBytes, ErrLimit)
+		return nil, limitError("the %s document is %d bytes, more than Limits.MaxInputBytes (%d)", cmp.Or(format, FormatGRUG), len(data), rl.MaxInputBytes)
 	}
 	switch format {
 	case FormatGRUG, "":
@@ -119,11 +143,32 @@ func (l Limits) readGraph(format string, data []byte, allowlist string) (*graph.
 	case FormatJGF, FormatJGFShorthand:
 		return jgf.Limits(rl).Read(data)
 	case FormatRV1Exec, FormatRV1ExecForce:
-		return rv1.ReadExecLimited(data, rl)
+		g, err := rv1.ReadExecLimited(data, rl)
+		if err != nil {
+			return nil, err
+		}
+		return g, uniqueHosts(g)
 	case FormatHwloc:
 		return hwloc.ReadLimited(data, allowlist, rl)
 	}
 	return nil, fmt.Errorf("gofluxion: unknown load format %q (want one of %s)", format, strings.Join(LoadFormats(), ", "))
+}
+
+// uniqueHosts refuses an rv1exec graph whose nodelist names a host twice:
+// its nodes would share one path, which path lookups (SetStatus, Remove,
+// find names=) take for one resource. Fluxion loads it (resource-query
+// does too: the conformance corpus has such Rs).
+func uniqueHosts(g *graph.Graph) error {
+	for _, v := range g.ByType(graph.TypeNode) {
+		vx := g.V(v)
+		if len(vx.Paths) == 0 {
+			continue
+		}
+		if vs := g.ByPath(vx.Paths[0].Path); len(vs) > 1 && vs[0] == v {
+			return &argError{msg: fmt.Sprintf("rv1exec: the nodelist names host %s twice (ranks %d and %d)", vx.Name, vx.Rank, g.V(vs[1]).Rank)}
+		}
+	}
+	return nil
 }
 
 // ReadGraphFile is the package's ReadGraphFile under the limits l: it
@@ -145,10 +190,13 @@ func (l Limits) readGraphFile(path string) (*graph.Graph, error) {
 	max := l.readLimits().MaxInputBytes
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
-		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		if _, ok := err.(*os.PathError); !ok { // a file's errors name it already
+			err = &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		return nil, err
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: more than Limits.MaxInputBytes (%d bytes): %w", path, max, ErrLimit)
+		return nil, limitError("%s: more than Limits.MaxInputBytes (%d bytes)", path, max)
 	}
 	format := FormatGRUG
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -208,7 +256,7 @@ func (l Limits) rankSet(m *match.Matcher, ranks string) (rankSel, error) {
 	}
 	set, err := idset.Parse(ranks)
 	if err != nil {
-		return rankSel{}, fmt.Errorf("gofluxion: ranks %q are not an idset like 0-3,7: %w", clip(ranks), ErrInvalid)
+		return rankSel{}, &argError{msg: fmt.Sprintf("ranks %q are not an idset like 0-3,7", clip(ranks))}
 	}
 	if n, max := set.Len(), l.withDefaults().MaxRankSet; n > max {
 		return rankSel{}, limitError("rank set %s names %d ranks, more than Limits.MaxRankSet (%d)", clip(ranks), n, max)
@@ -219,5 +267,5 @@ func (l Limits) rankSet(m *match.Matcher, ranks string) (rankSel, error) {
 
 // errMissingRanks is RemoveRanks' error for ranks the graph does not have.
 func errMissingRanks(missing idset.Set) error {
-	return fmt.Errorf("gofluxion: remove ranks: the graph has no rank %s: %w", clip(missing.String()), ErrNotFound)
+	return newError("remove ranks", ErrNotFound, nil, "the graph has no rank %s", clip(missing.String()))
 }

@@ -2,6 +2,7 @@ package jgf
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -55,8 +56,10 @@ type builder struct {
 
 	// strict checks
 	parentNew []graph.VertexID // containment parent of each new vertex
+	nodeNew   []int32          // document index of each new vertex
 	parentOld map[graph.VertexID]graph.VertexID
-	edgeDoc   []int32 // direct mode: document index of each new edge
+	nodeRanks map[int64]graph.VertexID // deferred mode: new node-type vertices by rank
+	edgeDoc   []int32                  // direct mode: document index of each new edge
 
 	paths  []keyedPath
 	vpaths []graph.Path // block the vertices' paths are cut from
@@ -132,6 +135,7 @@ func newBuilder(g *graph.Graph, opts Options, direct bool, s *strs, maxDense int
 	}
 	if !opts.Fluxion {
 		b.parentOld = map[graph.VertexID]graph.VertexID{}
+		b.nodeRanks = map[int64]graph.VertexID{}
 	}
 	return b
 }
@@ -272,7 +276,7 @@ func (b *builder) node(i int, n *Node) *Error {
 	}
 	sortPaths(b.paths)
 
-	found := graph.NoVertex
+	found, at := graph.NoVertex, ""
 search:
 	for _, kp := range b.paths {
 		if b.checkPaths && !b.seenPaths.has(kp.Path.Path) {
@@ -280,20 +284,26 @@ search:
 		}
 		for _, v := range g.ByPath(kp.Path.Path) {
 			if g.V(v).Rank == m.Rank {
-				found = v
+				found, at = v, kp.Path.Path
 				break search
 			}
 		}
 		if c, ok := b.chains[kp.Path.Path]; ok {
 			for k := c.head; k >= 0; k = b.entries[k].next {
 				if b.entries[k].rank == m.Rank {
-					found = b.n0 + graph.VertexID(b.entries[k].v)
+					found, at = b.n0+graph.VertexID(b.entries[k].v), kp.Path.Path
 					break search
 				}
 			}
 		}
 	}
 	if found != graph.NoVertex {
+		if !b.opts.Fluxion {
+			if t := b.typeOf(found); t != m.Type {
+				return strictNodeErr(i, n.ID, "path "+at+" is a "+t+" already, not a "+m.Type,
+					"add_vtx: vertex at "+at+" is a "+t+", not a "+m.Type+" for "+n.ID+".\n")
+			}
+		}
 		b.setID(n.ID, ref{v: found})
 		return nil
 	}
@@ -322,12 +332,21 @@ search:
 				"add_graph_metadata: failed to add root metadata for "+kp.Subsystem+" subsystem. Possible duplicate root.\n")
 		}
 	}
+	if !b.opts.Fluxion && !b.direct && m.Rank >= 0 && m.Type == nodeType {
+		if err := b.rankTaken(i, n, m); err != nil {
+			return err
+		}
+	}
 	k := b.created
 	v := b.n0 + graph.VertexID(k)
 	b.created++
 	b.setID(n.ID, ref{v: v, isNew: true})
 	if !b.opts.Fluxion {
 		b.parentNew = append(b.parentNew, graph.NoVertex)
+		b.nodeNew = append(b.nodeNew, int32(i))
+		if !b.direct && m.Rank >= 0 && m.Type == nodeType {
+			b.nodeRanks[m.Rank] = v
+		}
 	}
 	if b.direct {
 		if got := g.AddVertex(b.vertex(m, b.paths)); got != v {
@@ -359,6 +378,104 @@ search:
 	}
 	b.newNodes = append(b.newNodes, int32(i))
 	return nil
+}
+
+const nodeType = "node"
+
+// typeOf returns the type of vertex v, old or new.
+func (b *builder) typeOf(v graph.VertexID) string {
+	if v < b.n0 || b.direct {
+		return b.g.TypeName(v)
+	}
+	return b.doc.Nodes[b.newNodes[v-b.n0]].Metadata.Type
+}
+
+// pathOf returns the containment path of vertex v, old or new, or its
+// first path if it has none in containment.
+func (b *builder) pathOf(v graph.VertexID) (string, bool) {
+	if v < b.n0 || b.direct {
+		ps := b.g.V(v).Paths
+		for _, p := range ps {
+			if p.Subsystem == graph.Containment {
+				return p.Path, true
+			}
+		}
+		if len(ps) > 0 {
+			return ps[0].Path, false
+		}
+		return "", false
+	}
+	ps := b.doc.Nodes[b.newNodes[v-b.n0]].Metadata.Paths
+	for _, p := range ps {
+		if p.Subsystem == containment {
+			return p.Path, true
+		}
+	}
+	if len(ps) > 0 {
+		return ps[0].Path, false
+	}
+	return "", false
+}
+
+// rankTaken is the strict Load's check (attach) that a new node-type
+// vertex takes a rank no other node-type vertex has: a rank is one node
+// (the vertices below a node share its rank, so only nodes are compared).
+// Read does not check it: a document's ranks are its own business, and
+// the writer's round trips carry any ranks.
+func (b *builder) rankTaken(i int, n *Node, m *Metadata) *Error {
+	other := graph.NoVertex
+	for _, v := range b.g.ByRank(m.Rank) {
+		if b.g.V(v).Type == graph.TypeNode {
+			other = v
+			break
+		}
+	}
+	if other == graph.NoVertex && !b.direct {
+		if v, ok := b.nodeRanks[m.Rank]; ok {
+			other = v
+		}
+	}
+	if other == graph.NoVertex {
+		return nil
+	}
+	rank := strconv.FormatInt(m.Rank, 10)
+	path := ""
+	for _, p := range m.Paths {
+		if p.Subsystem == containment || path == "" {
+			path = p.Path
+		}
+	}
+	op, _ := b.pathOf(other)
+	return strictNodeErr(i, n.ID, "node "+path+" has rank "+rank+", which node "+op+" has already",
+		"add_vtx: rank "+rank+" of node "+path+" already belongs to node "+op+" for "+n.ID+".\n")
+}
+
+// orphans is the strict reader's check that every new vertex with a
+// containment path is either the containment root (a path with one '/')
+// or some vertex's containment child: any other would be added out of
+// reach of every traversal, yet found by path and rank.
+func (b *builder) orphans() *Error {
+	for k, parent := range b.parentNew {
+		if parent != graph.NoVertex {
+			continue
+		}
+		v := b.n0 + graph.VertexID(k)
+		path, ok := b.pathOf(v)
+		if !ok || oneSlash(path) {
+			continue
+		}
+		return strictNodeErr(int(b.nodeNew[k]), "", "vertex "+b.name(v)+" (path "+path+") is neither the containment root nor any vertex's containment child",
+			"unpack_vtx: "+b.name(v)+" ("+path+") has no containment parent.\n")
+	}
+	return nil
+}
+
+// strictEnd runs the strict reader's checks of the whole document.
+func (b *builder) strictEnd() *Error {
+	if err := b.cycles(); err != nil {
+		return err
+	}
+	return b.orphans()
 }
 
 // vertex makes the vertex of a new node; paths are its paths sorted by

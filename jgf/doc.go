@@ -45,7 +45,18 @@
 //     containment tree; other subsystems, such as a network, may give a
 //     vertex several parents);
 //   - a cycle in any subsystem, reported at the edge of the document that
-//     closes it (the search is iterative: depth does not matter).
+//     closes it (the search is iterative: depth does not matter);
+//   - a new vertex with a containment path that is neither the
+//     containment root (a path with one '/') nor any vertex's containment
+//     child (it would be out of reach of every traversal, yet found by path
+//     and rank), naming its name and path;
+//   - a node that reuses a vertex by path and rank (of the graph, in
+//     Load, or listed earlier) but gives it another type, naming the path
+//     and both types;
+//   - in Load (attach) only, a new node-type vertex with a rank (>= 0)
+//     another node-type vertex has, naming the rank and both paths (the
+//     vertices below a node share its rank, so only nodes are compared;
+//     Read leaves a document's ranks alone).
 //
 // Before that, it reports the same errors as Fluxion's, in the same order.
 // A Document remembers the Options it was parsed with, and Load applies

@@ -314,3 +314,89 @@ func TestReadDoesNotKeepTheInput(t *testing.T) {
 		t.Error("the document shares memory with the input")
 	}
 }
+
+func TestStrictRejectsVertexWithoutContainmentParentNamingIt(t *testing.T) {
+	doc := nodesDoc(`{"id": "0", "metadata": {"type": "cluster", "paths": {"containment": "/c0"}}},
+		{"id": "1", "metadata": {"type": "node", "paths": {"containment": "/c0/node1"}}},
+		{"id": "2", "metadata": {"type": "node", "paths": {"containment": "/other/node2"}}}`,
+		`{"source": "0", "target": "1"}`)
+	e := strictErr(t, doc)
+	if e.Node != 2 || !strings.Contains(e.Error(), "node2 (path /other/node2)") {
+		t.Errorf("%v", e)
+	}
+	// The same through a Document (the deferred builder) and in Load.
+	d, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Load(graph.New(), d); err == nil || asError(t, err).Node != 2 {
+		t.Errorf("Load: %v", err)
+	}
+	if g := fluxionOK(t, doc); g.NumVertices() != 3 {
+		t.Errorf("Fluxion mode: %d vertices", g.NumVertices())
+	}
+	// A vertex without a containment path is not in the containment tree.
+	fluxionOK(t, nodesDoc(`{"id": "0", "metadata": {"type": "cluster", "paths": {"containment": "/c0"}}},
+		{"id": "1", "metadata": {"type": "pdu", "paths": {"power": "/p/pdu1"}}}`, ""))
+	if _, err := Read([]byte(nodesDoc(`{"id": "0", "metadata": {"type": "cluster", "paths": {"containment": "/c0"}}},
+		{"id": "1", "metadata": {"type": "pdu", "paths": {"power": "/p/pdu1"}}}`, ""))); err != nil {
+		t.Errorf("a vertex outside containment: %v", err)
+	}
+}
+
+func TestStrictAttachRejectsTypeClashNamingPathAndTypes(t *testing.T) {
+	g := attachBase() // cluster0 -> node1 -> core0
+	before := graphString(g)
+	r := g.V(g.ByPath("/cluster0/node1")[0]).Rank
+	doc, err := Parse([]byte(nodesDoc(`{"id": "n", "metadata": {"type": "core", "uniq_id": 1, "rank": `+strconv.FormatInt(r, 10)+`, "paths": {"containment": "/cluster0/node1"}}},
+		{"id": "x", "metadata": {"type": "socket", "uniq_id": 50, "paths": {"containment": "/cluster0/node1/x"}}}`,
+		`{"source": "n", "target": "x"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Load(g, doc)
+	if err == nil || !asError(t, err).Strict || !strings.Contains(err.Error(), "path /cluster0/node1 is a node already, not a core") {
+		t.Fatalf("Load: %v", err)
+	}
+	if graphString(g) != before {
+		t.Error("a failed strict attach changed the graph")
+	}
+	if err := fluxionMode.Load(g, doc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStrictAttachRejectsSecondNodeWithARankNamingBoth(t *testing.T) {
+	g := attachBase()
+	before := graphString(g)
+	r := strconv.FormatInt(g.V(g.ByPath("/cluster0/node1")[0]).Rank, 10)
+	doc, err := Parse([]byte(nodesDoc(`{"id": "c", "metadata": {"type": "cluster", "uniq_id": 0, "rank": -1, "paths": {"containment": "/cluster0"}}},
+		{"id": "n", "metadata": {"type": "node", "uniq_id": 70, "rank": `+r+`, "paths": {"containment": "/cluster0/node7"}}},
+		{"id": "k", "metadata": {"type": "core", "uniq_id": 71, "rank": `+r+`, "paths": {"containment": "/cluster0/node7/core0"}}}`,
+		`{"source": "c", "target": "n"}, {"source": "n", "target": "k"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Load(g, doc)
+	if err == nil || !asError(t, err).Strict || asError(t, err).Node != 1 ||
+		!strings.Contains(err.Error(), "node /cluster0/node7 has rank "+r+", which node /cluster0/node1 has already") {
+		t.Fatalf("Load: %v", err)
+	}
+	if graphString(g) != before {
+		t.Error("a failed strict attach changed the graph")
+	}
+	// Two new nodes of one document with one rank.
+	doc, err = Parse([]byte(nodesDoc(`{"id": "c", "metadata": {"type": "cluster", "uniq_id": 0, "rank": -1, "paths": {"containment": "/cluster0"}}},
+		{"id": "n", "metadata": {"type": "node", "uniq_id": 70, "rank": 90, "paths": {"containment": "/cluster0/node7"}}},
+		{"id": "m", "metadata": {"type": "node", "uniq_id": 80, "rank": 90, "paths": {"containment": "/cluster0/node8"}}}`,
+		`{"source": "c", "target": "n"}, {"source": "c", "target": "m"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Load(g, doc); err == nil || !strings.Contains(err.Error(), "node /cluster0/node8 has rank 90, which node /cluster0/node7 has already") {
+		t.Fatalf("Load: %v", err)
+	}
+	if err := fluxionMode.Load(g, doc); err != nil {
+		t.Fatal(err)
+	}
+}

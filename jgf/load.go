@@ -49,7 +49,7 @@ func (o Options) read(data []byte) (*graph.Graph, *Error) {
 		return nil, err
 	}
 	if !o.Fluxion {
-		if err := b.cycles(); err != nil {
+		if err := b.strictEnd(); err != nil {
 			return nil, err
 		}
 	}
@@ -132,7 +132,7 @@ func (b *builder) run(doc *Document) *Error {
 		}
 	}
 	if !b.opts.Fluxion {
-		return b.cycles()
+		return b.strictEnd()
 	}
 	return nil
 }

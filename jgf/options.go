@@ -39,8 +39,9 @@ type Options struct {
 	// Fluxion makes the reader accept every document Fluxion's reader
 	// accepts, quirks included (resource-query uses it): a size that is
 	// negative or does not fit in 32 bits wraps to an unsigned 32-bit
-	// number, and self-loops, cycles and vertices with two containment
-	// parents are loaded as given.
+	// number, and self-loops, cycles, vertices with two containment
+	// parents or none, type clashes and repeated node ranks are loaded as
+	// given.
 	//
 	// The default (strict) reader rejects them, with an *Error naming the
 	// node and field or the edge:
@@ -49,7 +50,12 @@ type Options struct {
 	//   - a second containment edge into a vertex (a vertex has one
 	//     parent in the containment tree; attaching counts the edges the
 	//     graph already has);
-	//   - a cycle in any subsystem, through the edges this document adds.
+	//   - a cycle in any subsystem, through the edges this document adds;
+	//   - a new vertex with a containment path that is neither the root
+	//     nor any vertex's containment child;
+	//   - a vertex reused by path and rank but given another type;
+	//   - in Load (attach): a new node-type vertex with the rank of
+	//     another node-type vertex.
 	// Such errors have Strict set; in every other respect both readers
 	// agree, error texts included.
 	Fluxion bool

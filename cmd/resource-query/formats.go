@@ -11,6 +11,7 @@ import (
 	"github.com/gofluxion/gofluxion/grug"
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/match"
+	"github.com/gofluxion/gofluxion/rv1"
 )
 
 // defaultGraph is the cluster loaded when no -L is given: gofluxion's own
@@ -27,6 +28,13 @@ var fluxionJGF = jgf.Options{Fluxion: true}
 func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
 	if format == gofluxion.FormatJGF || format == gofluxion.FormatJGFShorthand {
 		return fluxionJGF.Read(data)
+	}
+	if format == gofluxion.FormatRV1Exec || format == gofluxion.FormatRV1ExecForce {
+		// Fluxion loads a nodelist that names a host twice; the library
+		// refuses it. Other errors are the library's.
+		if g, err := rv1.ReadExec(data); err == nil {
+			return g, nil
+		}
 	}
 	return gofluxion.ReadGraph(format, data, allowlist)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/policy"
 	"github.com/gofluxion/gofluxion/reapi/types"
+	"github.com/gofluxion/gofluxion/rv1"
 )
 
 // Job modes reported by Info.
@@ -203,7 +204,7 @@ func (cli *ReapiClient) InitContext(rgraph string, options string) error {
 		}
 	}
 	start := time.Now()
-	g, err := gofluxion.ReadGraph(opts.LoadFormat, []byte(rgraph), allowlist)
+	g, err := readGraph(opts.LoadFormat, []byte(rgraph), allowlist)
 	if err != nil {
 		return fail("resource_query_t: ERROR: "+readerText(err)+"\nERROR: error generating resources\n", err)
 	}
@@ -694,4 +695,15 @@ func (cli *ReapiClient) Clone() (*ReapiClient, error) {
 		n.jobs[id] = &cj
 	}
 	return &ReapiClient{ctx: &reapiCtx{rq: &n}}, nil
+}
+
+// readGraph is gofluxion.ReadGraph, except that an rv1exec nodelist that
+// names a host twice loads, as in Fluxion (the library refuses it).
+func readGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	if format == gofluxion.FormatRV1Exec || format == gofluxion.FormatRV1ExecForce {
+		if g, err := rv1.ReadExec(data); err == nil {
+			return g, nil
+		}
+	}
+	return gofluxion.ReadGraph(format, data, allowlist)
 }

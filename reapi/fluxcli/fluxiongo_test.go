@@ -234,3 +234,16 @@ func TestBareJGFR(t *testing.T) {
 		t.Errorf("4 cores after the partial cancel: %v", err)
 	}
 }
+
+// An rv1exec R whose nodelist names a host twice loads, as in Fluxion (the
+// conformance corpus has such Rs); the root package refuses it.
+func TestInitContextRV1ExecRepeatedHost(t *testing.T) {
+	r := `{"version": 1, "execution": {"R_lite": [{"rank": "0", "children": {"core": "0-1"}}, {"rank": "1", "children": {"core": "2-3"}}], "nodelist": ["node", "node"]}}`
+	cli := fluxcli.NewReapiClient()
+	if err := cli.InitContext(r, `{"load_format": "rv1exec"}`); err != nil {
+		t.Fatalf("InitContext: %v: %s", err, cli.GetErrMsg())
+	}
+	if _, err := gofluxion.ReadGraph("rv1exec", []byte(r), ""); !errors.Is(err, gofluxion.ErrInvalid) {
+		t.Errorf("the library read it: %v", err)
+	}
+}

@@ -201,7 +201,8 @@ func TestChildOfRemoteParent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := child.Match(gofluxion.Allocate, spec(t, child, fmt.Sprintf(socketJob, 8, 100)), 10); err != nil {
+	cj, err := child.Match(gofluxion.Allocate, spec(t, child, fmt.Sprintf(socketJob, 8, 100)), 10)
+	if err != nil {
 		t.Fatalf("child match: %v", err)
 	}
 	g, err := child.Grow(spec(t, parent, fmt.Sprintf(socketJob, 4, 0)), 20)
@@ -224,6 +225,12 @@ func TestChildOfRemoteParent(t *testing.T) {
 		if j, _ := parent.Info(g.JobID); j.State != gofluxion.Canceled {
 			t.Fatalf("the grown part is still held: %+v", j)
 		}
+	}
+	if err := child.Release(); !errors.Is(err, gofluxion.ErrBusy) {
+		t.Fatalf("release with a live child job: %v, want ErrBusy", err)
+	}
+	if err := child.Cancel(cj.JobID); err != nil {
+		t.Fatal(err)
 	}
 	if err := child.Release(); err != nil {
 		t.Fatal(err)
