@@ -78,9 +78,14 @@ func renderR(p *place, labels map[string]string, leaves []leaf, format string, s
 		e.raw("}}")
 	}
 	e.raw(`], "nodelist": [`)
-	e.str(p.name)
+	// Without a core or gpu there is no R_lite entry: gofluxion then lists
+	// no node and no property either (the scheduling part has it all).
+	execution := len(cores) > 0 || len(gpus) > 0
+	if execution {
+		e.str(p.name)
+	}
 	e.raw("]")
-	if props := nodeProps(p, labels); len(props) > 0 {
+	if props := nodeProps(p, labels); execution && len(props) > 0 {
 		e.raw(`, "properties": {`)
 		keys := make([]string, len(props))
 		for i, kv := range props {
