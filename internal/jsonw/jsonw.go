@@ -85,6 +85,15 @@ func (b *Buf) Reset() {
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
+		// copy the run of bytes that need no escaping at once
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case c == '"':

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/gofluxion/gofluxion/internal/jsonw"
 	"github.com/gofluxion/gofluxion/match"
 )
 
@@ -287,52 +287,6 @@ func idset(ids []int64) string {
 	return string(b)
 }
 
-// appendJSONString appends s as a JSON string escaped as jansson does.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		// copy the run of bytes that need no escaping at once
-		j := i
-		for j < len(s) && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\' {
-			j++
-		}
-		dst = append(dst, s[i:j]...)
-		if i = j; i == len(s) {
-			break
-		}
-		c := s[i]
-		switch {
-		case c == '"':
-			dst = append(dst, `\"`...)
-		case c == '\\':
-			dst = append(dst, `\\`...)
-		case c == '\n':
-			dst = append(dst, `\n`...)
-		case c == '\r':
-			dst = append(dst, `\r`...)
-		case c == '\t':
-			dst = append(dst, `\t`...)
-		case c == '\b':
-			dst = append(dst, `\b`...)
-		case c == '\f':
-			dst = append(dst, `\f`...)
-		case c < 0x20 || c == 0x7f:
-			dst = append(dst, `\u00`...)
-			dst = append(dst, hex[c>>4], hex[c&15])
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, `\ufffd`...)
-			} else {
-				dst = append(dst, s[i:i+size]...)
-			}
-			i += size
-			continue
-		default:
-			dst = append(dst, c)
-		}
-		i++
-	}
-	return append(dst, '"')
-}
+// appendJSONString appends s as a JSON string escaped as jansson does,
+// as gofluxion's writers escape it.
+func appendJSONString(dst []byte, s string) []byte { return jsonw.AppendString(dst, s) }
