@@ -203,18 +203,12 @@ func overlaps(s1, e1, s2, e2 int64) bool { return s1 < e2 && s2 < e1 }
 // vertex another job holds exclusively. Shared holds of inner vertices
 // (the ancestors of what a job took) never conflict by themselves.
 func (m *model) conflicts(job uint64, holds []mhold, s, e int64) string {
-	msg, _ := m.conflictWith(job, holds, s, e)
-	return msg
-}
-
-// conflictWith is conflicts, also naming the other job.
-func (m *model) conflictWith(job uint64, holds []mhold, s, e int64) (string, uint64) {
 	for _, h := range holds {
 		v := &m.vs[h.v]
 		leaf := isLeafType(v.typ)
 		if leaf {
 			if h.units > v.size || h.units <= 0 {
-				return fmt.Sprintf("%s: %d units of a size %d", v.path, h.units, v.size), 0
+				return fmt.Sprintf("%s: %d units of a size %d", v.path, h.units, v.size)
 			}
 			// The sum of units over time peaks at the start of a booking.
 			points := []int64{s}
@@ -226,32 +220,28 @@ func (m *model) conflictWith(job uint64, holds []mhold, s, e int64) (string, uin
 			for _, t := range points {
 				used := h.units
 				var who []string
-				var other uint64
 				for _, b := range m.book[h.v] {
 					if b.job != job && b.start <= t && t < b.end {
 						used += b.units
-						other = b.job
 						who = append(who, fmt.Sprintf("job %d [%d,%d) %d units", b.job, b.start, b.end, b.units))
 					}
 				}
 				if used > v.size {
-					return fmt.Sprintf("%s (size %d) at time %d: %d units for job %d [%d,%d) while %s", v.path, v.size, t, h.units, job, s, e, strings.Join(who, ", ")), other
+					return fmt.Sprintf("%s (size %d) at time %d: %d units for job %d [%d,%d) while %s", v.path, v.size, t, h.units, job, s, e, strings.Join(who, ", "))
 				}
 			}
 		}
 		if h.excl {
 			var msg string
-			var other uint64
 			m.subtree(h.v, func(u int) {
 				for _, b := range m.book[u] {
 					if msg == "" && b.job != job && (b.excl || isLeafType(m.vs[u].typ)) && overlaps(b.start, b.end, s, e) {
 						msg = fmt.Sprintf("job %d takes %s exclusively over [%d,%d) while job %d holds %s over [%d,%d)", job, v.path, s, e, b.job, m.vs[u].path, b.start, b.end)
-						other = b.job
 					}
 				}
 			})
 			if msg != "" {
-				return msg, other
+				return msg
 			}
 		}
 		if !leaf && !h.excl {
@@ -260,12 +250,12 @@ func (m *model) conflictWith(job uint64, holds []mhold, s, e int64) (string, uin
 		for a := h.v; a >= 0; a = m.vs[a].parent {
 			for _, b := range m.book[a] {
 				if b.job != job && b.excl && overlaps(b.start, b.end, s, e) {
-					return fmt.Sprintf("job %d holds %s over [%d,%d) while job %d holds %s exclusively over [%d,%d)", job, v.path, s, e, b.job, m.vs[a].path, b.start, b.end), b.job
+					return fmt.Sprintf("job %d holds %s over [%d,%d) while job %d holds %s exclusively over [%d,%d)", job, v.path, s, e, b.job, m.vs[a].path, b.start, b.end)
 				}
 			}
 		}
 	}
-	return "", 0
+	return ""
 }
 
 // book records job's holds over [s, e).

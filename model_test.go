@@ -552,7 +552,7 @@ func (r *runner) run(o *mop) {
 	if r.shadow != nil {
 		res2 := r.apply(r.shadow, o)
 		if res.out != res2.out || (res.err == nil) != (res2.err == nil) {
-			kind := r.historyKind("lockstep/" + r.shadowWhat)
+			kind := "lockstep/" + r.shadowWhat
 			if !r.failf(kind, "after %s, the copy answered differently:\n  original: %s\n  copy:     %s", r.shadowWhat, res.out, res2.out) {
 				r.shadow = nil // a known issue: stop comparing
 			}
@@ -570,9 +570,9 @@ func (r *runner) run(o *mop) {
 			if csErr != nil {
 				r.failf("concurrent-snapshot", "Snapshot during %s: %v", o.Kind, csErr)
 			} else if y, err := Restore(&cs); err != nil {
-				r.failf(r.restoreKind("concurrent-snapshot"), "Restore of a Snapshot taken during %s: %v", o.Kind, err)
+				r.failf("concurrent-snapshot", "Restore of a Snapshot taken during %s: %v", o.Kind, err)
 			} else if d := digest(y); !bytes.Equal(d, pre) && !bytes.Equal(d, rawPost) {
-				r.failf(r.restoreKind("concurrent-snapshot"), "a Snapshot taken during %s is neither the state before nor after it: %s", o.Kind, digestDiff(pre, d))
+				r.failf("concurrent-snapshot", "a Snapshot taken during %s is neither the state before nor after it: %s", o.Kind, digestDiff(pre, d))
 			}
 			if c := digest(cl); !bytes.Equal(c, pre) && !bytes.Equal(c, rawPost) {
 				r.failf("concurrent-clone", "a Clone taken during %s is neither the state before nor after it: %s", o.Kind, digestDiff(pre, c))
@@ -596,7 +596,7 @@ func (r *runner) run(o *mop) {
 			return
 		}
 		if err := r.x.RestoreFrom(bytes.NewReader(preSnap)); err != nil {
-			r.failf(r.restoreKind("repair"), "RestoreFrom: %v", err)
+			r.failf("repair", "RestoreFrom: %v", err)
 			r.aborted = true
 		}
 		if r.shadow != nil {
@@ -611,13 +611,6 @@ func (r *runner) run(o *mop) {
 		}
 		if o.Want == wantOK {
 			kind += "/" + errClass(res.err)
-			if o.Kind == kPartial {
-				// What the job went through may explain it.
-				kind = r.jobKind(r.md.jobs[o.ID], kind)
-				if strings.Contains(res.err.Error(), "reduce the filter span") {
-					kind = "partial-ancestors/refused"
-				}
-			}
 			r.failf(kind, "%s should have succeeded (%s), got %v", o.Kind, o.Note, res.err)
 		} else if !r.failf(kind, "%s should have failed (%s)", o.Kind, o.Note) {
 			repair()
@@ -653,7 +646,7 @@ func (r *runner) run(o *mop) {
 	r.checkHoldings(o, graphChanged)
 	if r.shadow != nil {
 		if s := digest(r.shadow); !bytes.Equal(s, post) {
-			r.failf(r.historyKind("lockstep-state/"+r.shadowWhat), "after %s, the copy's state differs from the original's: %s", r.shadowWhat, digestDiff(post, s))
+			r.failf("lockstep-state/"+r.shadowWhat, "after %s, the copy's state differs from the original's: %s", r.shadowWhat, digestDiff(post, s))
 		}
 		r.shadowLeft--
 		if r.shadowLeft <= 0 {
@@ -678,47 +671,16 @@ func (r *runner) startShadow(o *mop) {
 		var err error
 		y, err = Restore(bytes.NewReader(r.snap(r.x)))
 		if err != nil {
-			r.failf(r.restoreKind("restore"), "Restore of a fresh snapshot: %v", err)
+			r.failf("restore", "Restore of a fresh snapshot: %v", err)
 			return
 		}
 		r.shadowWhat = "Restore"
 	}
 	if s := digest(y); !bytes.Equal(s, r.digest) {
-		kind := "copy-state/" + r.shadowWhat
-		if o.Kind == kRestore {
-			kind = r.restoreKind(kind)
-		}
-		r.failf(kind, "%s's state differs from the original's: %s", r.shadowWhat, digestDiff(r.digest, s))
+		r.failf("copy-state/"+r.shadowWhat, "%s's state differs from the original's: %s", r.shadowWhat, digestDiff(r.digest, s))
 		return
 	}
 	r.shadow, r.shadowLeft, r.shadowSwap = y, o.K, o.Up && o.Kind == kRestore
-}
-
-// restoreKind names a failure of Restore or of the final checks.
-func (r *runner) restoreKind(kind string) string {
-	return restoreKind(r.md, kind)
-}
-
-func restoreKind(md *model, kind string) string {
-	return kind
-}
-
-// jobKind names a failure about what job j holds after the known issues
-// its history went through.
-func (r *runner) jobKind(j *mjob, kind string) string {
-	return kind
-}
-
-// historyKind names a failure of a copy (Clone, Restore) after known
-// issues that leave state outside the model (records that outlive what
-// their job holds) went by in the episode.
-func (r *runner) historyKind(kind string) string {
-	for _, id := range slices.Sorted(maps.Keys(r.md.jobs)) {
-		if k := r.jobKind(r.md.jobs[id], kind); k != kind {
-			return k
-		}
-	}
-	return kind
 }
 
 // mayRepair reports whether a known issue may leave o half done, so that
@@ -905,11 +867,11 @@ func (r *runner) check(o *mop, res result, pre []byte) bool {
 			return false
 		}
 		if err != nil {
-			r.failf(restoreKind(s.md, "rollback"), "RestoreFrom of a snapshot taken earlier: %v", err)
+			r.failf("rollback", "RestoreFrom of a snapshot taken earlier: %v", err)
 			return false
 		}
 		if err == nil {
-			if !bytes.Equal(r.digest, s.digest) && !r.failf(restoreKind(s.md, "restore-roundtrip"), "after RestoreFrom, the state differs from the one saved: %s", digestDiff(s.digest, r.digest)) {
+			if !bytes.Equal(r.digest, s.digest) && !r.failf("restore-roundtrip", "after RestoreFrom, the state differs from the one saved: %s", digestDiff(s.digest, r.digest)) {
 				r.aborted = true // a known issue: the restored state is not the saved one
 			}
 			r.md = s.md.clone()
@@ -1038,7 +1000,7 @@ func (r *runner) checkMatch(o *mop, res result) {
 	}
 	for _, h := range hs {
 		if p := md.vs[h.v].parent; p >= 0 && !have[p] {
-			kind := r.historyKind("emission-gap")
+			kind := "emission-gap"
 			if !r.failf(kind, "%v: the allocation holds %s but not its parent %s", o.Op, md.vs[h.v].path, md.vs[p].path) {
 				r.aborted = true
 			}
@@ -1064,8 +1026,8 @@ func (r *runner) checkMatch(o *mop, res result) {
 			return
 		}
 	}
-	if msg, other := md.conflictWith(wantID, hs, a.Start, a.End); msg != "" {
-		if !r.failf(r.jobKind(md.jobs[other], "double-booking"), "%v: %s", o.Op, msg) {
+	if msg := md.conflicts(wantID, hs, a.Start, a.End); msg != "" {
+		if !r.failf("double-booking", "%v: %s", o.Op, msg) {
 			r.aborted = true // a known issue: the model cannot follow
 		}
 		return
@@ -1140,7 +1102,7 @@ func (r *runner) checkPartial(o *mop, res result) {
 				return
 			}
 			if !slices.ContainsFunc(j.holds, func(h mhold) bool { return h.v == v }) {
-				r.failf(r.jobKind(j, "expect/partial-cancel"), "partial cancel listing %s, which job %d does not hold, succeeded", n.path, j.id)
+				r.failf("expect/partial-cancel", "partial cancel listing %s, which job %d does not hold, succeeded", n.path, j.id)
 				return
 			}
 			listed[v] = true
@@ -1378,7 +1340,7 @@ func (r *runner) checkHoldings(o *mop, graphChanged bool) {
 			want = r.md.leafPaths(j)
 		}
 		if !slices.Equal(got, want) {
-			kind := r.jobKind(r.md.jobs[id], "holdings")
+			kind := "holdings"
 			if !r.failf(kind, "job %d holds %v according to find, %v according to the model", id, got, want) {
 				r.aborted = true // a known issue: the model cannot follow
 			}
@@ -1389,7 +1351,7 @@ func (r *runner) checkHoldings(o *mop, graphChanged bool) {
 	if j := r.md.jobs[o.ID]; j != nil && j.state == Canceled && (o.Kind == kCancel || o.Kind == kPartial) {
 		out, err := r.x.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d or jobid-span=%d or jobid-tag=%d", j.id, j.id, j.id, j.id), "simple", 0)
 		if err != nil || out != "" {
-			if !r.failf(r.jobKind(j, "leftovers"), "job %d is released, but it still has records (%v):\n%s", j.id, err, out) {
+			if !r.failf("leftovers", "job %d is released, but it still has records (%v):\n%s", j.id, err, out) {
 				r.aborted = true
 			}
 			return
@@ -1420,7 +1382,7 @@ func (r *runner) final() {
 	for _, id := range slices.Sorted(maps.Keys(r.everJobs)) {
 		out, err := r.x.FindAt(fmt.Sprintf("jobid-alloc=%d or jobid-reserved=%d or jobid-span=%d or jobid-tag=%d", id, id, id, id), "simple", 0)
 		if err != nil || out != "" {
-			r.failf(r.restoreKind("final"), "job %d still has records after every job was cancelled (%v):\n%s", id, err, out)
+			r.failf("final", "job %d still has records after every job was cancelled (%v):\n%s", id, err, out)
 			return
 		}
 	}
@@ -1436,7 +1398,7 @@ func (r *runner) final() {
 	if err := json.Unmarshal(r.digest, &doc); err != nil {
 		r.failf("final", "snapshot: %v", err)
 	} else if len(doc.Matcher.Jobs) != 0 {
-		r.failf(r.restoreKind("final"), "the snapshot still has %d vertices with job records: %s", len(doc.Matcher.Jobs), doc.Matcher.Jobs[0])
+		r.failf("final", "the snapshot still has %d vertices with job records: %s", len(doc.Matcher.Jobs), doc.Matcher.Jobs[0])
 	}
 }
 
