@@ -61,7 +61,6 @@ func (m *Matcher) rankRoot(r int64) graph.VertexID {
 // leftovers). A failure leaves what was done before it.
 func (m *Matcher) PartialCancel(job uint64, ranks []int64) (full bool, err error) {
 	m.msg.Reset()
-	m.releases++ // may give units back: the links over full candidates (skip.go) go stale
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
 	if !m.opts.FluxionFailures {
@@ -453,7 +452,6 @@ func (m *Matcher) domParent(v graph.VertexID) graph.VertexID {
 // counts as full, as in the rank form.
 func (m *Matcher) PartialCancelJGF(job uint64, doc *jgf.Document) (full bool, err error) {
 	m.msg.Reset()
-	m.releases++ // may give units back: the links over full candidates (skip.go) go stale
 	m.tick()
 	m.preTotal, m.postTotal = 0, 0
 	if !m.opts.FluxionFailures {
