@@ -104,11 +104,6 @@ func (a *Allocation) Render(format string) (string, error) {
 	if err != nil {
 		return "", fromMatch("render", err)
 	}
-	if s == "" && len(a.Resources) > 0 {
-		// Fluxion prints nothing here; an empty R would be lost on the
-		// way to Update or NewChildFromR.
-		return "", invalidf("render", "format %s describes cores and gpus by node rank, and the allocation holds none (it takes whole sockets, say): use jgf", format)
-	}
 	return s, nil
 }
 
