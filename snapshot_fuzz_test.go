@@ -6,9 +6,11 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/grug"
+	"github.com/gofluxion/gofluxion/jobspec"
 )
 
 // FuzzRestore feeds Restore hostile snapshot documents (the JSON inside the
@@ -25,10 +27,7 @@ func FuzzRestore(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	js, err := m.ParseJobspec([]byte(fuzzCoreJobspec))
-	if err != nil {
-		f.Fatal(err)
-	}
+	js := jobspec.New(time.Hour, jobspec.Slot("default", 1, jobspec.Res("core", 1)))
 	f.Add(snapshotJSON(f, m))
 	for range 3 {
 		if _, err := m.Match(gofluxion.Allocate, js, 0); err != nil {
@@ -53,10 +52,6 @@ func FuzzRestore(f *testing.F) {
 			}
 			return
 		}
-		js, err := x.ParseJobspec([]byte(fuzzCoreJobspec))
-		if err != nil {
-			t.Fatal(err)
-		}
 		if a, err := x.Match(gofluxion.Allocate, js, 0); err == nil {
 			if err := x.Cancel(a.JobID); err != nil {
 				t.Fatalf("cancel of a job just matched: %v", err)
@@ -67,24 +62,6 @@ func FuzzRestore(f *testing.F) {
 		}
 	})
 }
-
-const fuzzCoreJobspec = `version: 1
-resources:
-  - type: slot
-    count: 1
-    label: default
-    with:
-      - type: core
-        count: 1
-tasks:
-  - command: ["app"]
-    slot: default
-    count:
-      per_slot: 1
-attributes:
-  system:
-    duration: 3600
-`
 
 // snapshotJSON returns the JSON document inside m's snapshot.
 func snapshotJSON(tb testing.TB, m *gofluxion.Matcher) []byte {
