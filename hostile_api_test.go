@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
 	"testing"
@@ -217,16 +216,8 @@ func TestHostileRenderRV1WithoutCoresFails(t *testing.T) {
 // compresses it again.
 func editSnapshot(t *testing.T, snap []byte, f func(doc map[string]any)) []byte {
 	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(snap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if err := json.Unmarshal(gunzip(t, snap), &doc); err != nil {
 		t.Fatal(err)
 	}
 	f(doc)

@@ -69,7 +69,13 @@ func snapshotJSON(tb testing.TB, m *gofluxion.Matcher) []byte {
 	if err := m.Snapshot(&b); err != nil {
 		tb.Fatal(err)
 	}
-	zr, err := gzip.NewReader(&b)
+	return gunzip(tb, b.Bytes())
+}
+
+// gunzip returns the document inside a gzip stream (a snapshot).
+func gunzip(tb testing.TB, z []byte) []byte {
+	tb.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(z))
 	if err != nil {
 		tb.Fatal(err)
 	}
