@@ -359,10 +359,8 @@ func (m *Matcher) planRankRemoval(ranks []int64) rankRemoval {
 // rank removal, which fails after it left them).
 func (m *Matcher) clearVertex(v graph.VertexID) {
 	if m.booked(v) {
-		m.clearJobs(v)
+		m.clearJobs(v) // refreshes v's freshness; no unit is given back
 	}
-	m.releases++
-	m.refresh(v)
 }
 
 func sortVertices(l []graph.VertexID) {
