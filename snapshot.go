@@ -119,7 +119,7 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	}
 	// A gzip stream expands about a thousandfold at most: bound what is
 	// decompressed, so a small hostile file cannot exhaust memory.
-	lr := &limitedReader{r: zr, n: restoreMaxBytes}
+	lr := &io.LimitedReader{R: zr, N: restoreMaxBytes + 1} // N reaches 0: more than the bound
 	var doc snapshotDoc
 	dec := json.NewDecoder(lr)
 	dec.DisallowUnknownFields()
@@ -127,7 +127,7 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	if err == nil {
 		_, err = io.Copy(io.Discard, lr)
 	}
-	if lr.over {
+	if lr.N == 0 {
 		return nil, nil, newError("restore", ErrSnapshot, ErrLimit, "the snapshot decompresses to more than %d bytes", restoreMaxBytes)
 	}
 	if err != nil {
@@ -204,29 +204,6 @@ func (x *Matcher) RestoreFrom(r io.Reader) error {
 	x.m, x.opts, x.jobs, x.next, x.stats = y.m, y.opts, y.jobs, y.next, Stats{}
 	x.jobsShared.Store(false)
 	return nil
-}
-
-// limitedReader reads at most n bytes of r and notes whether r had more.
-type limitedReader struct {
-	r    io.Reader
-	n    int64
-	over bool
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		var one [1]byte
-		if k, _ := l.r.Read(one[:]); k > 0 {
-			l.over = true
-		}
-		return 0, io.EOF
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	k, err := l.r.Read(p)
-	l.n -= int64(k)
-	return k, err
 }
 
 func durationNS(n int64) time.Duration { return time.Duration(n) }
