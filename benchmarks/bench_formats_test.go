@@ -275,7 +275,7 @@ func BenchmarkMatchPolicies(b *testing.B) {
 			if slices.Contains(p.ExclusiveTypes(), "node") {
 				jobs = s.Nodes
 			}
-			benchStream(b, g, pol, js, jobs)
+			benchStream(b, g, pol, js, jobs, false)
 		})
 	}
 }

@@ -3,10 +3,6 @@ package benchmarks
 import (
 	"testing"
 
-	"github.com/gofluxion/gofluxion/emit"
-	"github.com/gofluxion/gofluxion/graph"
-	"github.com/gofluxion/gofluxion/jobspec"
-	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/policy"
 )
 
@@ -34,7 +30,7 @@ func BenchmarkMatchAll(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					benchDiscard(b, g, pol, js, streamJobs(pol, s, excl))
+					benchStream(b, g, pol, js, streamJobs(pol, s, excl), true)
 				})
 			}
 		}
@@ -49,30 +45,4 @@ func streamJobs(pol string, s Size, excl bool) int {
 		return s.Nodes
 	}
 	return min(s.Jobs, s.Nodes*s.Cores)
-}
-
-func benchDiscard(b *testing.B, g *graph.Graph, pol string, js *jobspec.Jobspec, jobs int) {
-	opts := match.Options{Policy: pol}
-	m, err := match.New(g, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n := 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if n == jobs {
-			b.StopTimer()
-			m = nil
-			if m, err = match.New(g, opts); err != nil {
-				b.Fatal(err)
-			}
-			n = 0
-			b.StartTimer()
-		}
-		n++
-		if _, err := m.Match(match.Allocate, js, uint64(n), 0, emit.Discard); err != nil {
-			b.Fatalf("%s: job %d: %v", pol, n, err)
-		}
-	}
 }

@@ -97,7 +97,8 @@ func matchSizes(policy string) []Size {
 // benchStream times one match allocate per b.N iteration. The stream
 // restarts on a fresh matcher (outside the timer) after jobs matches, which
 // must not exceed the cluster's capacity: every timed match must succeed.
-func benchStream(b *testing.B, g *graph.Graph, policy string, js *jobspec.Jobspec, jobs int) {
+// With discard, the matches write to emit.Discard (no rendering at all).
+func benchStream(b *testing.B, g *graph.Graph, policy string, js *jobspec.Jobspec, jobs int, discard bool) {
 	b.Helper()
 	opts := match.Options{Policy: policy}
 	w := emit.NewSimple()
@@ -119,7 +120,12 @@ func benchStream(b *testing.B, g *graph.Graph, policy string, js *jobspec.Jobspe
 			b.StartTimer()
 		}
 		n++
-		if err := Allocate(m, js, uint64(n), w); err != nil {
+		if discard {
+			_, err = m.Match(match.Allocate, js, uint64(n), 0, emit.Discard)
+		} else {
+			err = Allocate(m, js, uint64(n), w)
+		}
+		if err != nil {
 			b.Fatalf("%s: job %d of the stream (iteration %d): %v", policy, n, i, err)
 		}
 	}
@@ -136,7 +142,7 @@ func BenchmarkMatch(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					benchStream(b, g, pol, js, min(s.Jobs, s.Nodes*s.Cores))
+					benchStream(b, g, pol, js, min(s.Jobs, s.Nodes*s.Cores), false)
 				})
 			}
 		})
@@ -154,7 +160,7 @@ func BenchmarkMatchNodeExclusive(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchStream(b, g, pol, js, s.Nodes)
+			benchStream(b, g, pol, js, s.Nodes, false)
 		})
 	}
 }
