@@ -150,7 +150,7 @@ var memoOff bool
 func (m *Matcher) memoPrepare() {
 	c := &m.memo
 	b := &m.best
-	c.on = b.shifted != nil && b.cleanGraph && m.fresh != nil && m.reqc.clean && m.cur.cons == nil && !m.opts.FluxionFailures && !memoOff
+	c.on = b.shifted != nil && b.cleanGraph && m.fresh != nil && m.reqc.clean && m.cur.cons == nil && !memoOff
 	if !c.on {
 		return
 	}
