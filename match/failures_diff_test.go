@@ -345,7 +345,7 @@ func diffFailures(t *testing.T, c failCase) int {
 func TestDifferentialFailures(t *testing.T) {
 	small, large := 16, 1
 	if testing.Short() {
-		small, large = 4, 0
+		small, large = 2, 0
 	}
 	if *diffLong {
 		small, large = 200, 4
