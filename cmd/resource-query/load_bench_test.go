@@ -65,6 +65,7 @@ func BenchmarkGraphLoad(b *testing.B) {
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(data) // in before, so in after too
 			b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/(1<<20), "MiB-heap")
 			benchSink = nil
 		})
