@@ -46,7 +46,8 @@ func renderR(p *place, labels map[string]string, leaves []leaf, format string, s
 	w := rWriter{b: make([]byte, 0, 200*n+64), edges: make([]byte, 0, 60*n)}
 	w.jgf(p, labels, ls)
 	if format != "rv1" {
-		return string(w.b) + "\n"
+		w.b = append(w.b, '\n')
+		return string(w.b)
 	}
 	var cores, gpus []int64
 	for _, l := range ls {
@@ -288,5 +289,63 @@ func idset(ids []int64) string {
 }
 
 // appendJSONString appends s as a JSON string escaped as jansson does,
-// as gofluxion's writers escape it.
-func appendJSONString(dst []byte, s string) []byte { return jsonw.AppendString(dst, s) }
+// as gofluxion's writers escape it (jsonw.AppendString, the reference
+// TestAppendJSONStringAsGofluxion compares it with). Printable ASCII with
+// quotes, backslashes and newlines, all an R holds, is escaped here in two
+// table-driven passes (the size, then the bytes) instead of a run-by-run
+// append: PreBind escapes a whole R per pod. Anything else goes to jsonw.
+func appendJSONString(dst []byte, s string) []byte {
+	extra := 0
+	for i := 0; i < len(s); i++ {
+		switch jsonEsc[s[i]] {
+		case escCopy:
+		case escSlow:
+			return jsonw.AppendString(dst, s)
+		default:
+			extra++
+		}
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(s)+extra+2)[:n+len(s)+extra+2]
+	out := dst[n:]
+	out[0] = '"'
+	j := 1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch jsonEsc[c] {
+		case escCopy:
+			out[j] = c
+			j++
+		case escSelf:
+			out[j], out[j+1] = '\\', c
+			j += 2
+		default: // escNewline
+			out[j], out[j+1] = '\\', 'n'
+			j += 2
+		}
+	}
+	out[j] = '"'
+	return dst
+}
+
+// Escape classes of appendJSONString's fast path.
+const (
+	escCopy    = iota // as is
+	escSelf           // a backslash, then the byte
+	escNewline        // \n
+	escSlow           // anything else: jsonw.AppendString
+)
+
+var jsonEsc = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\':
+			t[c] = escSelf
+		case c == '\n':
+			t[c] = escNewline
+		case c < 0x20 || c >= 0x7f:
+			t[c] = escSlow
+		}
+	}
+	return t
+}()
