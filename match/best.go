@@ -85,6 +85,7 @@ type bestState struct {
 	rchunk     []int64
 	runChunk   []kidRun
 	keys       []int64 // scratch for building an order
+	depth      []int32 // scratch for domDeep
 
 	// Per graph generation (+1, so that 0 means unset): dominant
 	// out-degrees and whether the dominant subsystem is a tree.
@@ -92,6 +93,9 @@ type bestState struct {
 	degGen  uint64
 	isTree  bool
 	treeGen uint64
+	// graphClean's answer, per graph generation (+1).
+	clean    bool
+	cleanGen uint64
 }
 
 // useBest reports whether the next selection may use the best-first walk.
@@ -118,18 +122,78 @@ func (m *Matcher) initBest() {
 	b.flatOK = m.pol.GraphOrder(nil) == m.pol.VertexOrder()
 	m.pol.FinishGraph()
 	b.flats = nil
-	b.cleanGraph = true
+	b.tree = m.domTree()
+	b.cleanGraph = m.graphClean()
+}
+
+// graphClean reports whether no vertex id makes a policy callback fail
+// (ids in [-1, maxKeyID)) and the dominant subsystem is less than
+// graph.MaxDepth deep (the reference fails deeper with EINVAL and a
+// message, which the best-first walk may not reach). Both take a pass over
+// the whole graph, so the answer is kept per graph generation, and
+// buildFresh, which runs when the graph changes (attach, removal), works
+// it out there: the first match after loading a big graph does not pay
+// for it.
+func (m *Matcher) graphClean() bool {
+	b := &m.best
+	if b.cleanGen == m.g.Gen()+1 {
+		return b.clean
+	}
+	clean := true
 	for v := 0; v < m.g.NumVertices(); v++ {
 		if id := m.g.V(graph.VertexID(v)).ID; id < -1 || id >= maxKeyID {
-			b.cleanGraph = false
+			clean = false
+			break
 		}
 	}
-	b.tree = m.domTree()
-	if m.g.Depth(m.dom) >= graph.MaxDepth {
-		// The reference fails there with EINVAL and a message, which
-		// the best-first walk may not reach.
-		b.cleanGraph = false
+	if clean && m.domDeep(graph.MaxDepth) {
+		clean = false
 	}
+	b.clean, b.cleanGen = clean, m.g.Gen()+1
+	return clean
+}
+
+// domDeep reports whether the dominant subsystem reaches limit levels
+// below its root: whether m.g.Depth(m.dom) >= limit. For a tree whose
+// vertices come after their parents (as readers create them) one pass
+// over the parents does it, without Depth's breadth-first walk; anything
+// else is left to Depth.
+func (m *Matcher) domDeep(limit int) bool {
+	g := m.g
+	root := g.Root(m.dom)
+	if !m.domTree() || root == graph.NoVertex {
+		return g.Depth(m.dom) >= limit
+	}
+	nv := g.NumVertices()
+	b := &m.best
+	if cap(b.depth) < nv {
+		b.depth = make([]int32, nv)
+	}
+	d := b.depth[:nv]
+	for v := graph.VertexID(0); int(v) < nv; v++ {
+		dv := int32(-1) // not below the root
+		if v == root {
+			dv = 0
+		} else {
+			for _, h := range g.In(v) {
+				if h.Subsystem != m.dom {
+					continue
+				}
+				if h.Other >= v {
+					return g.Depth(m.dom) >= limit
+				}
+				if p := d[h.Other]; p >= 0 {
+					dv = p + 1
+				}
+				break
+			}
+		}
+		if int(dv) >= limit {
+			return true
+		}
+		d[v] = dv
+	}
+	return false
 }
 
 // order returns u's best-first child order, building it on first use.
