@@ -206,7 +206,13 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			return k
 		}
 	} else {
-		b.orders = append(b.orders, make([]*kidOrder, m.g.NumVertices()-len(b.orders))...)
+		// One allocation at most (appending a made slice allocated twice).
+		n, old := m.g.NumVertices(), len(b.orders)
+		if cap(b.orders) < n {
+			b.orders = append(make([]*kidOrder, 0, n), b.orders...)
+		}
+		b.orders = b.orders[:n]
+		clear(b.orders[old:])
 	}
 	if len(b.korders) == 0 {
 		b.korders = make([]kidOrder, 256)
