@@ -1,6 +1,7 @@
 package match
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -85,6 +86,7 @@ type bestState struct {
 	rchunk     []int64
 	runChunk   []kidRun
 	keys       []int64 // scratch for building an order
+	kkeys      []kidKey
 	depth      []int32 // scratch for domDeep
 
 	// Per graph generation (+1, so that 0 means unset): dominant
@@ -238,53 +240,41 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 		keys = append(keys, key)
 	}
 	b.keys = keys
+	kk := b.kkeys[:0]
 	for i, h := range out {
 		if h.Subsystem == m.dom {
-			k.kids = append(k.kids, int32(i))
+			kk = append(kk, kidKey{t: m.g.V(h.Other).Type, key: keys[i], pos: int32(i)})
 		}
 	}
-	// Sort by (type, preference, position), a total order: insertion
-	// sort for the usual short sibling lists, a library sort for the
-	// long ones (the root's thousands of nodes).
-	kids := k.kids
-	if len(kids) <= 32 {
-		for i := 1; i < len(kids); i++ {
-			for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
-				kids[j], kids[j-1] = kids[j-1], kids[j]
-			}
-		}
-	} else {
-		slices.SortFunc(kids, func(a, c int32) int {
-			switch {
-			case m.kidBefore(out, keys, a, c):
-				return -1
-			case m.kidBefore(out, keys, c, a):
-				return 1
-			}
-			return 0
-		})
+	b.kkeys = kk
+	// Sort by (type, preference, position), a total order, so any sort
+	// gives the one result; lists often come sorted or reversed (ids in
+	// creation order), which pdqsort handles in linear time.
+	before := kidCmpLess
+	if b.greater {
+		before = kidCmpGreater
 	}
-	var last graph.TypeID = -1
+	if !slices.IsSortedFunc(kk, before) {
+		slices.SortFunc(kk, before)
+	}
 	nr := 0
-	for i, p := range kids {
-		t := m.g.V(out[p].Other).Type
-		if i > 0 && t == last {
-			if keys[kids[i-1]] == keys[p] {
+	for i, x := range kk {
+		k.kids = append(k.kids, x.pos)
+		if i > 0 && x.t == kk[i-1].t {
+			if x.key == kk[i-1].key {
 				k.distinct = false
 			}
 			continue
 		}
-		last = t
 		nr++
 	}
 	k.runs = carve(&b.runChunk, nr)
-	for i, p := range kids {
-		t := m.g.V(out[p].Other).Type
-		if n := len(k.runs); n > 0 && k.runs[n-1].t == t {
+	for i, x := range kk {
+		if n := len(k.runs); n > 0 && k.runs[n-1].t == x.t {
 			k.runs[n-1].hi = int32(i + 1)
 			continue
 		}
-		k.runs = append(k.runs, kidRun{t: t, lo: int32(i), hi: int32(i + 1)})
+		k.runs = append(k.runs, kidRun{t: x.t, lo: int32(i), hi: int32(i + 1)})
 	}
 	if !k.distinct {
 		// Equal keys: the reference's candidate list of a type holds at
@@ -297,11 +287,11 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			}
 		}
 	}
-	k.rest = k.rest[:len(kids)]
+	k.rest = k.rest[:len(k.kids)]
 	for _, r := range k.runs {
 		sum := int64(0)
 		for i := r.hi - 1; i >= r.lo; i-- {
-			sum = satAdd(sum, m.g.V(out[kids[i]].Other).Size)
+			sum = satAdd(sum, m.g.V(out[k.kids[i]].Other).Size)
 			k.rest[i] = sum
 		}
 	}
@@ -309,18 +299,29 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 	return k
 }
 
-// kidBefore orders children by type, then by the policy's preference of
-// their keys, then by position.
-func (m *Matcher) kidBefore(out []graph.Half, keys []int64, a, c int32) bool {
-	ta, tc := m.g.V(out[a].Other).Type, m.g.V(out[c].Other).Type
-	switch {
-	case ta != tc:
-		return ta < tc
-	case keys[a] != keys[c]:
-		return (keys[a] > keys[c]) == m.best.greater
-	}
-	return a < c
+// kidKey is a dominant child's place in its parent's best-first order:
+// its type, then the policy's preference of its key, then its position.
+type kidKey struct {
+	t   graph.TypeID
+	key int64
+	pos int32
 }
+
+func kidCmp(a, c kidKey, greater bool) int {
+	switch {
+	case a.t != c.t:
+		return cmp.Compare(a.t, c.t)
+	case a.key != c.key:
+		if (a.key > c.key) == greater {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.pos, c.pos)
+}
+
+func kidCmpLess(a, c kidKey) int    { return kidCmp(a, c, false) }
+func kidCmpGreater(a, c kidKey) int { return kidCmp(a, c, true) }
 
 // witnessOther sets the errno the reference walk sets below u when u has a
 // dominant child of a type no request names: the reference tests every
