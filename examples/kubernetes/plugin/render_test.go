@@ -116,28 +116,12 @@ func TestAnnotationPatch(t *testing.T) {
 func TestAppendJSONStringAsGofluxion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	cases := []string{"", "plain", `q"b\s`, "\x00\x1f\x7f\n\r\t\b\f", "é✓\u2028", "\xff\xfebad", "/a/b"}
-	// what an R holds (the fast path), now and then with another byte
-	const rish = "{}[]:, \"\\\nab01/"
 	for range 2000 {
 		b := make([]byte, rng.IntN(20))
 		for i := range b {
 			b[i] = byte(rng.IntN(256))
 		}
 		cases = append(cases, string(b))
-		for i := range b {
-			b[i] = rish[rng.IntN(len(rish))]
-		}
-		if len(b) > 0 && rng.IntN(4) == 0 {
-			b[rng.IntN(len(b))] = byte(rng.IntN(256))
-		}
-		cases = append(cases, string(b))
-	}
-	cases = append(cases, renderR(&place{name: "node-1", sid: 1}, nil, []leaf{{Type: "core", ID: 0}}, "rv1", 0, 0))
-	for _, s := range cases {
-		// appending to a non-empty buffer
-		if got, want := string(appendJSONString([]byte("x"), s)), "x"+string(jsonw.AppendString(nil, s)); got != want {
-			t.Fatalf("%q: %s, want %s", s, got, want)
-		}
 	}
 	for _, s := range cases {
 		if got, want := string(appendJSONString(nil, s)), string(jsonw.AppendString(nil, s)); got != want {
