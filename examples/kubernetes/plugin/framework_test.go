@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -368,4 +369,66 @@ func TestDecodeArgs(t *testing.T) {
 	if a, err := DecodeArgs(nil); err != nil || a.Policy != DefaultPolicy {
 		t.Errorf("nil args: %v %v", a, err)
 	}
+}
+
+// group() reads the informer's index of pods by gang: the same members as
+// the label selector it replaces, through pods added, relabeled, moved to
+// another gang, in another namespace, and deleted.
+func TestGroupIndexFollowsPods(t *testing.T) {
+	h := newHarness(t, fakeCluster([]*v1.Node{node("n0", 8, 32, 0)}), "")
+	if h.pl.groups == nil {
+		t.Fatal("no index of pods by gang")
+	}
+	members := func(index bool) []string {
+		idx := h.pl.groups
+		if !index {
+			h.pl.groups = nil
+		}
+		defer func() { h.pl.groups = idx }()
+		var out []string
+		for _, g := range []string{"a", "b"} {
+			for _, ns := range []string{"default", "other"} {
+				probe := pod("probe", g, 0, 1, 1, 0)
+				probe.Namespace = ns
+				key, ms, _ := h.pl.group(probe)
+				for _, m := range ms {
+					out = append(out, key+" "+m.Namespace+"/"+m.Name)
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	check := func(step string, want ...string) {
+		t.Helper()
+		// the informer's events are asynchronous: wait for the selector
+		for i := 0; i < 5000 && !slices.Equal(members(false), want); i++ {
+			time.Sleep(time.Millisecond)
+		}
+		if got := members(false); !slices.Equal(got, want) {
+			t.Fatalf("%s: selector %v, want %v", step, got, want)
+		}
+		if got := members(true); !slices.Equal(got, want) {
+			t.Fatalf("%s: index %v, want %v", step, got, want)
+		}
+	}
+	ps := h.create(gangPods("a", 3, 1000, 1024, 0)...)
+	o := pod("a-x", "a", 3, 1000, 1024, 0)
+	o.Namespace = "other"
+	h.create(o, pod("b-0", "b", 1, 1000, 1024, 0), pod("lone", "", 0, 1000, 1024, 0))
+	check("created", "default/a default/a-0", "default/a default/a-1", "default/a default/a-2", "default/b default/b-0", "other/a other/a-x")
+	moved := ps[1].DeepCopy()
+	moved.Labels[DefaultGroupLabel] = "b"
+	unlabeled := ps[2].DeepCopy()
+	delete(unlabeled.Labels, DefaultGroupLabel)
+	for _, p := range []*v1.Pod{moved, unlabeled} {
+		if _, err := h.cs.CoreV1().Pods(p.Namespace).Update(h.ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("relabeled", "default/a default/a-0", "default/b default/a-1", "default/b default/b-0", "other/a other/a-x")
+	if err := h.cs.CoreV1().Pods("default").Delete(h.ctx, ps[0].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("deleted", "default/b default/a-1", "default/b default/b-0", "other/a other/a-x")
 }

@@ -105,6 +105,9 @@ func bindAll(t testing.TB, c *Cluster, pl *Placement, pods []*v1.Pod) []*v1.Pod 
 		if err != nil {
 			t.Fatal(err)
 		}
+		if patch, err := c.AnnotationPatch(p.UID); err != nil || string(patch) != string(annotationPatch(ann)) {
+			t.Fatalf("AnnotationPatch: %s (%v), want %s", patch, err, annotationPatch(ann))
+		}
 		b := p.DeepCopy()
 		b.Annotations = ann
 		b.Spec.NodeName = n

@@ -13,8 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -43,6 +41,7 @@ type Plugin struct {
 	args     *Args
 	c        *Cluster
 	pods     corelisters.PodLister
+	groups   cache.Indexer // pods by gang (groupIndex), or nil: pods is searched
 	synced   []cache.InformerSynced
 	log      klog.Logger
 	timeout  time.Duration
@@ -180,6 +179,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 			return nil, err
 		}
 		p.pods = inf.Core().V1().Pods().Lister()
+		p.groups = groupIndexer(podInf, args.GroupLabel, log)
 		p.synced = []cache.InformerSynced{r1.HasSynced, r2.HasSynced}
 	}
 	if args.NUMA == "nrt" {
@@ -299,9 +299,24 @@ func (p *Plugin) group(pod *v1.Pod) (string, []*v1.Pod, int) {
 	if !ok || name == "" || p.pods == nil {
 		return pod.Namespace + "/" + pod.Name, []*v1.Pod{pod}, 1
 	}
-	members, err := p.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{p.args.GroupLabel: name}))
-	if err != nil {
-		members = nil
+	key := pod.Namespace + "/" + name
+	var members []*v1.Pod
+	if p.groups != nil {
+		objs, err := p.groups.ByIndex(p.groupIndex(), key)
+		if err == nil {
+			members = make([]*v1.Pod, 0, len(objs))
+			for _, o := range objs {
+				if m, ok := o.(*v1.Pod); ok {
+					members = append(members, m)
+				}
+			}
+		}
+	} else {
+		var err error
+		members, err = p.pods.Pods(pod.Namespace).List(labels.SelectorFromSet(labels.Set{p.args.GroupLabel: name}))
+		if err != nil {
+			members = nil
+		}
 	}
 	minMember := 1
 	for _, src := range []map[string]string{pod.Labels, pod.Annotations} {
@@ -311,7 +326,42 @@ func (p *Plugin) group(pod *v1.Pod) (string, []*v1.Pod, int) {
 			}
 		}
 	}
-	return pod.Namespace + "/" + name, members, minMember
+	return key, members, minMember
+}
+
+// groupIndex names the informer index of pods by gang ("namespace/group",
+// the gang's key): the pods whose group label is set, to a non-empty
+// value, as the label selector group() would otherwise list them with.
+// The informer keeps it up to date with every pod event. Its name has the
+// label: profiles with the same label share it.
+func (p *Plugin) groupIndex() string { return groupIndexName(p.args.GroupLabel) }
+
+func groupIndexName(label string) string { return Name + "/group:" + label }
+
+// groupIndexer adds the index of pods by gang to the pod informer (or
+// finds it there, added by another profile) and returns the informer's
+// indexer; nil when it cannot (group() then lists the namespace's pods).
+func groupIndexer(inf cache.SharedIndexInformer, label string, log klog.Logger) cache.Indexer {
+	name := groupIndexName(label)
+	if _, ok := inf.GetIndexer().GetIndexers()[name]; !ok {
+		err := inf.AddIndexers(cache.Indexers{name: func(o any) ([]string, error) {
+			pod, ok := o.(*v1.Pod)
+			if !ok {
+				return nil, nil
+			}
+			if g := pod.Labels[label]; g != "" {
+				return []string{pod.Namespace + "/" + g}, nil
+			}
+			return nil, nil
+		}})
+		if err != nil {
+			if _, ok := inf.GetIndexer().GetIndexers()[name]; !ok {
+				log.Error(err, "no index of pods by gang: each gang lists its namespace's pods")
+				return nil
+			}
+		}
+	}
+	return inf.GetIndexer()
 }
 
 // PreFilter places the pod's gang, once, and pins the pod to its node.
@@ -484,34 +534,14 @@ func (p *Plugin) PreBindPreFlight(context.Context, fwk.CycleState, *v1.Pod, stri
 // PreBind writes the pod's job id and R as annotations: the state a
 // restarted scheduler (or a standby replica) rebuilds from.
 func (p *Plugin) PreBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) *fwk.Status {
-	ann, err := p.c.Annotations(pod.UID)
+	patch, err := p.c.AnnotationPatch(pod.UID)
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	patch := annotationPatch(ann)
 	if _, err := p.h.ClientSet().CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fwk.AsStatus(fmt.Errorf("writing the allocation on pod %s/%s: %w", pod.Namespace, pod.Name, err))
 	}
 	return nil
-}
-
-// annotationPatch is the merge patch setting annotations (written by hand:
-// an R is tens of KiB of JSON to escape).
-func annotationPatch(ann map[string]string) []byte {
-	n := 32
-	for k, v := range ann {
-		n += len(k) + len(v) + len(v)/4 + 8 // an R: a quote every few bytes
-	}
-	b := append(make([]byte, 0, n), `{"metadata":{"annotations":{`...)
-	for i, k := range slices.Sorted(maps.Keys(ann)) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, k)
-		b = append(b, ':')
-		b = appendJSONString(b, ann[k])
-	}
-	return append(b, "}}}"...)
 }
 
 // PostBind records the binding.

@@ -27,29 +27,31 @@ const rWindowEnd = match.GraphEnd
 // (labels: the node's labels, its vertex's properties) in format (jgf or
 // rv1), for the window [start, end) (end 0: none, the whole window).
 func renderR(p *place, labels map[string]string, leaves []leaf, format string, start, end int64) string {
+	var w rWriter
+	return string(w.appendR(nil, p, labels, leaves, format, start, end))
+}
+
+// appendR appends the R renderR renders to dst, with w's buffers as
+// scratch (kept for the next R: PreBind renders one per pod).
+func (w *rWriter) appendR(dst []byte, p *place, labels map[string]string, leaves []leaf, format string, start, end int64) []byte {
 	if end == 0 {
 		start, end = 0, rWindowEnd
 	}
-	byGraph := func(a, b leaf) int {
-		if c := cmp.Compare(slices.Index(leafTypes, a.Type), slices.Index(leafTypes, b.Type)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	}
 	ls := leaves
 	if !slices.IsSortedFunc(ls, byGraph) {
-		ls = slices.Clone(leaves)
+		ls = append(w.leaves[:0], leaves...)
 		slices.SortFunc(ls, byGraph)
+		w.leaves = ls
 	}
 	// about 200 bytes a vertex, 60 an edge
 	n := len(ls) + len(p.levels) + 4
-	w := rWriter{b: make([]byte, 0, 200*n+64), edges: make([]byte, 0, 60*n)}
+	w.b, w.edges = slices.Grow(w.b[:0], 200*n+64), slices.Grow(w.edges[:0], 60*n)
 	w.jgf(p, labels, ls)
 	if format != "rv1" {
-		w.b = append(w.b, '\n')
-		return string(w.b)
+		dst = append(dst, w.b...)
+		return append(dst, '\n')
 	}
-	var cores, gpus []int64
+	cores, gpus := w.cores[:0], w.gpus[:0]
 	for _, l := range ls {
 		switch l.Type {
 		case "core":
@@ -58,36 +60,38 @@ func renderR(p *place, labels map[string]string, leaves []leaf, format string, s
 			gpus = append(gpus, l.ID)
 		}
 	}
+	w.cores, w.gpus = cores, gpus
 	sid := strconv.FormatInt(p.sid, 10)
-	e := rWriter{b: make([]byte, 0, len(w.b)+256)}
-	e.raw(`{"version": 1, "execution": {"R_lite": [`)
+	jgf := w.b
+	w.b = slices.Grow(dst, len(jgf)+256)
+	w.raw(`{"version": 1, "execution": {"R_lite": [`)
 	if len(cores) > 0 || len(gpus) > 0 {
-		e.raw(`{"rank": `)
-		e.str(sid)
-		e.raw(`, "children": {`)
+		w.raw(`{"rank": `)
+		w.str(sid)
+		w.raw(`, "children": {`)
 		if len(cores) > 0 {
-			e.raw(`"core": `)
-			e.str(idset(cores))
+			w.raw(`"core": `)
+			w.str(idset(cores))
 		}
 		if len(gpus) > 0 {
 			if len(cores) > 0 {
-				e.raw(", ")
+				w.raw(", ")
 			}
-			e.raw(`"gpu": `)
-			e.str(idset(gpus))
+			w.raw(`"gpu": `)
+			w.str(idset(gpus))
 		}
-		e.raw("}}")
+		w.raw("}}")
 	}
-	e.raw(`], "nodelist": [`)
+	w.raw(`], "nodelist": [`)
 	// Without a core or gpu there is no R_lite entry: gofluxion then lists
 	// no node and no property either (the scheduling part has it all).
 	execution := len(cores) > 0 || len(gpus) > 0
 	if execution {
-		e.str(p.name)
+		w.str(p.name)
 	}
-	e.raw("]")
+	w.raw("]")
 	if props := nodeProps(p, labels); execution && len(props) > 0 {
-		e.raw(`, "properties": {`)
+		w.raw(`, "properties": {`)
 		keys := make([]string, len(props))
 		for i, kv := range props {
 			keys[i] = kv[0]
@@ -98,22 +102,32 @@ func renderR(p *place, labels map[string]string, leaves []leaf, format string, s
 		slices.Sort(keys)
 		for i, k := range keys {
 			if i > 0 {
-				e.raw(", ")
+				w.raw(", ")
 			}
-			e.str(k)
-			e.raw(": ")
-			e.str(sid)
+			w.str(k)
+			w.raw(": ")
+			w.str(sid)
 		}
-		e.raw("}")
+		w.raw("}")
 	}
-	e.raw(`, "starttime": `)
-	e.int(start)
-	e.raw(`, "expiration": `)
-	e.int(end)
-	e.raw(`}, "scheduling": `)
-	e.b = append(e.b, w.b...)
-	e.raw("}\n")
-	return string(e.b)
+	w.raw(`, "starttime": `)
+	w.int(start)
+	w.raw(`, "expiration": `)
+	w.int(end)
+	w.raw(`}, "scheduling": `)
+	w.b = append(w.b, jgf...)
+	w.raw("}\n")
+	out := w.b
+	w.b = jgf // the scratch, kept
+	return out
+}
+
+// byGraph orders leaves as the graph holds them: by type, then id.
+func byGraph(a, b leaf) int {
+	if c := cmp.Compare(slices.Index(leafTypes, a.Type), slices.Index(leafTypes, b.Type)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // nodeProps lists the properties of a node's vertex (its labels and, with
@@ -143,6 +157,10 @@ func nodeProps(p *place, labels map[string]string) [][2]string {
 type rWriter struct {
 	b     []byte
 	edges []byte
+	// scratch for appendR
+	leaves      []leaf
+	cores, gpus []int64
+	out         []byte // the R (PreBind's)
 }
 
 func (w *rWriter) raw(s string) { w.b = append(w.b, s...) }
@@ -291,3 +309,63 @@ func idset(ids []int64) string {
 // appendJSONString appends s as a JSON string escaped as jansson does,
 // as gofluxion's writers escape it.
 func appendJSONString(dst []byte, s string) []byte { return jsonw.AppendString(dst, s) }
+
+// escExtra is, per byte, how many bytes appendJSONString adds escaping it
+// (\" \\ \n: 1, \u00XX: 5), 0 for a byte written as is; escNonASCII marks
+// the bytes it decodes as UTF-8 (handled by appendJSONString itself).
+var escExtra = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			t[c] = 1
+		case c < 0x20 || c == 0x7f:
+			t[c] = 5
+		case c >= 0x80:
+			t[c] = escNonASCII
+		}
+	}
+	return t
+}()
+
+const escNonASCII = 0x80
+
+// appendJSONBytes is appendJSONString for a rendered R (PreBind escapes
+// one per pod into its patch): the same bytes, in two tight passes (size,
+// then fill) where an R's quotes would cut appendJSONString's runs short.
+// spare is room to leave after it, for what the caller appends next.
+func appendJSONBytes(dst, s []byte, spare int) []byte {
+	extra, hi := 0, uint8(0)
+	for _, c := range s {
+		e := escExtra[c]
+		extra += int(e)
+		hi |= e
+	}
+	if hi&escNonASCII != 0 {
+		return slices.Grow(appendJSONString(dst, string(s)), spare)
+	}
+	k := len(dst)
+	dst = slices.Grow(dst, len(s)+extra+2+spare)[:k+len(s)+extra+2]
+	dst[k] = '"'
+	k++
+	for _, c := range s {
+		switch escExtra[c] {
+		case 0:
+			dst[k] = c
+			k++
+		case 1:
+			dst[k] = '\\'
+			dst[k+1] = escShort[c]
+			k += 2
+		default:
+			copy(dst[k:], `\u00`)
+			dst[k+4] = "0123456789abcdef"[c>>4]
+			dst[k+5] = "0123456789abcdef"[c&15]
+			k += 6
+		}
+	}
+	dst[k] = '"'
+	return dst
+}
+
+// escShort is the letter of a two-byte escape.
+var escShort = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,6 +100,25 @@ func TestRenderRMatchesGofluxion(t *testing.T) {
 	}
 }
 
+// annotationPatch is the merge patch setting annotations: the reference
+// Cluster.AnnotationPatch is checked against.
+func annotationPatch(ann map[string]string) []byte {
+	n := 32
+	for k, v := range ann {
+		n += len(k) + len(v) + len(v)/4 + 8 // an R: a quote every few bytes
+	}
+	b := append(make([]byte, 0, n), `{"metadata":{"annotations":{`...)
+	for i, k := range slices.Sorted(maps.Keys(ann)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, ann[k])
+	}
+	return append(b, "}}}"...)
+}
+
 // The PreBind patch is the JSON merge patch of the annotations.
 func TestAnnotationPatch(t *testing.T) {
 	ann := map[string]string{AnnotationJobID: "17", AnnotationR: "{\"graph\": \"a\\\\b\u2028\"}\n", AnnotationEnd: "2026-12-01T14:00:00Z"}
@@ -126,6 +146,33 @@ func TestAppendJSONStringAsGofluxion(t *testing.T) {
 	for _, s := range cases {
 		if got, want := string(appendJSONString(nil, s)), string(jsonw.AppendString(nil, s)); got != want {
 			t.Fatalf("%q: %s, want %s", s, got, want)
+		}
+	}
+}
+
+// appendJSONBytes writes what appendJSONString writes, with room to spare.
+func TestAppendJSONBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	cases := []string{"", "plain", `q"b\s`, "\x00\x1f\x7f\n\r\t\b\f", "é✓\u2028", "\xff\xfebad", "/a/b", `{"graph": {"nodes": []}}` + "\n"}
+	for range 2000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			if rng.IntN(4) == 0 {
+				b[i] = byte(rng.IntN(256))
+			} else {
+				b[i] = byte(rng.IntN(0x80))
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for i, s := range cases {
+		prefix := []byte("x:")
+		got := appendJSONBytes(prefix, []byte(s), i%100)
+		if want := string(appendJSONString([]byte("x:"), s)); string(got) != want {
+			t.Fatalf("%q: %s, want %s", s, got, want)
+		}
+		if cap(got)-len(got) < i%100 {
+			t.Fatalf("%q: %d bytes to spare, want %d", s, cap(got)-len(got), i%100)
 		}
 	}
 }

@@ -1733,26 +1733,75 @@ func (c *Cluster) Sweep(age time.Duration) []types.UID {
 // Annotations returns what PreBind writes on a placed pod: its job id, its
 // R (rendered now, outside the lock: see renderR) and its end.
 func (c *Cluster) Annotations(uid types.UID) (map[string]string, error) {
+	a, err := c.allocation(uid)
+	if err != nil {
+		return nil, err
+	}
+	r := renderR(&a.pl, a.labels, a.leaves, c.args.RFormat, a.start, a.end)
+	ann := map[string]string{AnnotationJobID: strconv.FormatUint(a.job, 10), AnnotationR: encodeR(r)}
+	if a.end != 0 {
+		ann[AnnotationEnd] = endAnnotation(a.end)
+	}
+	return ann, nil
+}
+
+// AnnotationPatch returns the JSON merge patch PreBind sends: the
+// annotations Annotations returns (annotationPatch(Annotations(uid)), byte
+// for byte), the R rendered straight into it in reused buffers.
+func (c *Cluster) AnnotationPatch(uid types.UID) ([]byte, error) {
+	a, err := c.allocation(uid)
+	if err != nil {
+		return nil, err
+	}
+	w := rWriters.Get().(*rWriter)
+	defer rWriters.Put(w)
+	w.out = w.appendR(w.out[:0], &a.pl, a.labels, a.leaves, c.args.RFormat, a.start, a.end)
+	r := w.out
+	if len(r) > maxPlainR {
+		r = []byte(encodeR(string(r)))
+	}
+	// the keys in order, as annotationPatch sorts them
+	const head = `{"metadata":{"annotations":{"` + AnnotationR + `":`
+	b := append(make([]byte, 0, len(head)), head...)
+	b = appendJSONBytes(b, r, 96)
+	if a.end != 0 {
+		b = append(b, `,"`+AnnotationEnd+`":"`...)
+		b = append(b, endAnnotation(a.end)...)
+		b = append(b, '"')
+	}
+	b = append(b, `,"`+AnnotationJobID+`":"`...)
+	b = strconv.AppendUint(b, a.job, 10)
+	return append(b, `"}}}`...), nil
+}
+
+// rWriters are the render buffers of PreBinds (which run in parallel).
+var rWriters = sync.Pool{New: func() any { return new(rWriter) }}
+
+func endAnnotation(end int64) string { return time.Unix(end, 0).UTC().Format(time.RFC3339) }
+
+// allocated is what a placed pod's annotations are made of.
+type allocated struct {
+	pl         place
+	labels     map[string]string
+	leaves     []leaf
+	job        uint64
+	start, end int64
+}
+
+func (c *Cluster) allocation(uid types.UID) (allocated, error) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	ps := c.pods[uid]
 	var ns *nodeState
 	if ps != nil {
 		ns = c.nodes[ps.node]
 	}
 	if ns == nil {
-		c.mu.Unlock()
-		return nil, fmt.Errorf("pod %s has no allocation", uid)
+		return allocated{}, fmt.Errorf("pod %s has no allocation", uid)
 	}
 	// the node's place and labels are replaced, never changed, when it
 	// moves; the pod's leaves never change
-	pl, labels, leaves, job, start, end := ns.place, ns.labels, ps.leaves, ps.job, ps.start, ps.end
-	c.mu.Unlock()
-	r := renderR(&pl, labels, leaves, c.args.RFormat, start, end)
-	ann := map[string]string{AnnotationJobID: strconv.FormatUint(job, 10), AnnotationR: encodeR(r)}
-	if end != 0 {
-		ann[AnnotationEnd] = time.Unix(end, 0).UTC().Format(time.RFC3339)
-	}
-	return ann, nil
+	return allocated{pl: ns.place, labels: ns.labels, leaves: ps.leaves, job: ps.job, start: ps.start, end: ps.end}, nil
 }
 
 // Bound records that a placed pod was bound.
@@ -1841,10 +1890,12 @@ func (c *Cluster) NodePath(node string) (string, bool) {
 	return ns.path, true
 }
 
+const maxPlainR = 128 << 10
+
 // encodeR / decodeR: Rs beyond 128 KiB are stored gzip+base64 (prefix
 // "gz:"), keeping the pod's annotations well under their 256 KiB limit.
 func encodeR(r string) string {
-	if len(r) <= 128<<10 {
+	if len(r) <= maxPlainR {
 		return r
 	}
 	return "gz:" + gz(r)
