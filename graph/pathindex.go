@@ -219,8 +219,10 @@ func (g *Graph) lookupPath(p string) []VertexID {
 func (g *Graph) lookupPathHint(p string, h *PathHint) []VertexID {
 	x := &g.pidx
 	*h = PathHint{}
-	if l, ok := x.multi[p]; ok {
-		return l
+	if len(x.multi) > 0 { // a load's usual case: no shared paths yet
+		if l, ok := x.multi[p]; ok {
+			return l
+		}
 	}
 	hash := maphash.String(x.seed, p)
 	i, free := g.probe(p, hash)
