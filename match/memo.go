@@ -147,10 +147,16 @@ var memoOff bool
 
 // memoPrepare decides whether the next best-first selection replays
 // recordings and drops them when the context changed.
+//
+// Replays stay on under FluxionFailures: Fluxion's half-done operations
+// leave records without spans or spans without records, and a vertex's
+// freshness is recomputed from its planners whenever its record list
+// empties (store.go) and set stale when one is created, so no such vertex
+// counts as fresh (TestDifferentialFailures).
 func (m *Matcher) memoPrepare() {
 	c := &m.memo
 	b := &m.best
-	c.on = b.shifted != nil && b.cleanGraph && m.fresh != nil && m.reqc.clean && m.cur.cons == nil && !m.opts.FluxionFailures && !memoOff
+	c.on = b.shifted != nil && b.cleanGraph && m.fresh != nil && m.reqc.clean && m.cur.cons == nil && !memoOff
 	if !c.on {
 		return
 	}
