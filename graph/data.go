@@ -94,9 +94,8 @@ func (g *Graph) Export() *Data {
 	for t, l := range g.byType {
 		d.ByType[t] = slices.Clone(l)
 	}
-	byName := g.names()
-	for _, k := range sortedKeys(byName) {
-		d.ByName = append(d.ByName, IndexEntry{k, slices.Clone(byName[k])})
+	for _, k := range sortedKeys(g.byName) {
+		d.ByName = append(d.ByName, IndexEntry{k, slices.Clone(g.byName[k])})
 	}
 	g.eachPath(func(p string, l []VertexID) { d.ByPath = append(d.ByPath, IndexEntry{p, slices.Clone(l)}) })
 	slices.SortFunc(d.ByPath, func(a, b IndexEntry) int { return strings.Compare(a.Key, b.Key) })
@@ -140,7 +139,6 @@ func Import(d *Data) (*Graph, error) {
 		roots:      slices.Clone(d.Roots),
 		byType:     make([][]VertexID, len(d.ByType)),
 		byName:     make(map[string][]VertexID, len(d.ByName)),
-		named:      nv, // the name index is the one given
 		byRank:     make(map[int64][]VertexID, len(d.ByRank)),
 		pidx:       newPathIndex(),
 		nodeRank:   d.NodeRank,

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // VertexID is a dense vertex index, in creation order. Readers other than
@@ -190,13 +189,7 @@ type Graph struct {
 	roots    []VertexID // indexed by SubsystemID
 
 	byType [][]VertexID // indexed by TypeID
-	// byName is brought up to date when read (names): vertices
-	// [0, named) are in it. Only tools read it, and indexing every name
-	// as vertices come was a tenth of a large load's graph building.
-	// nameMu lets concurrent readers do so.
 	byName map[string][]VertexID
-	named  int
-	nameMu sync.Mutex
 	byRank map[int64][]VertexID
 	pidx   pathIndex // the path index (pathindex.go)
 	// nodeRank is the next rank given to a node vertex by loaders that
@@ -358,6 +351,7 @@ func (g *Graph) AddVertexHinted(v Vertex, hints []PathHint) VertexID {
 		g.byType = append(g.byType, nil)
 	}
 	g.byType[v.Type] = append(g.byType[v.Type], id)
+	g.byName[v.Name] = append(g.byName[v.Name], id)
 	g.byRank[v.Rank] = append(g.byRank[v.Rank], id)
 	for i, p := range v.Paths {
 		var h PathHint
@@ -435,7 +429,6 @@ func (g *Graph) Unindex(v VertexID) {
 		g.RemoveEdge(in[0].Edge)
 	}
 	g.gen++
-	g.names()
 	vx := &g.vertices[v]
 	for _, p := range vx.Paths {
 		g.unindexPath(p.Path)
@@ -465,18 +458,7 @@ func (g *Graph) ByType(t TypeID) []VertexID {
 }
 
 // ByName lists vertices named name.
-func (g *Graph) ByName(name string) []VertexID { return g.names()[name] }
-
-// names brings the name index up to date and returns it.
-func (g *Graph) names() map[string][]VertexID {
-	g.nameMu.Lock()
-	defer g.nameMu.Unlock()
-	for ; g.named < len(g.vertices); g.named++ {
-		n := g.vertices[g.named].Name
-		g.byName[n] = append(g.byName[n], VertexID(g.named))
-	}
-	return g.byName
-}
+func (g *Graph) ByName(name string) []VertexID { return g.byName[name] }
 
 // ByRank lists vertices of rank r.
 func (g *Graph) ByRank(r int64) []VertexID { return g.byRank[r] }
@@ -512,7 +494,7 @@ func (g *Graph) IndexSizes() (types, names, paths int) {
 			types++
 		}
 	}
-	return types, len(g.names()), g.pathKeys()
+	return types, len(g.byName), g.pathKeys()
 }
 
 // NextNodeRank returns the next per-load node rank (GRUG and hwloc number
@@ -548,8 +530,7 @@ func (g *Graph) Clone() *Graph {
 		in:         g.in.clone(),
 		roots:      slices.Clone(g.roots),
 		byType:     cloneLists(g.byType),
-		byName:     cloneIndex(g.names()),
-		named:      len(g.vertices),
+		byName:     cloneIndex(g.byName),
 		byRank:     cloneIndex(g.byRank),
 		pidx:       g.pidx.clone(),
 		nodeRank:   g.nodeRank,
