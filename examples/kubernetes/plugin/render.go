@@ -310,37 +310,51 @@ func idset(ids []int64) string {
 // as gofluxion's writers escape it.
 func appendJSONString(dst []byte, s string) []byte { return jsonw.AppendString(dst, s) }
 
-// escExtra is, per byte, how many bytes appendJSONString adds escaping it
-// (\" \\ \n: 1, \u00XX: 5), 0 for a byte written as is; escNonASCII marks
-// the bytes it decodes as UTF-8 (handled by appendJSONString itself).
+// escExtra is, per byte, 1 for a byte appendJSONString escapes with a
+// backslash and a letter (\" \\ \n ...), 0 for one it writes as is, escSlow
+// for the others (other control bytes: \u00XX; non-ASCII: UTF-8 checked),
+// left to appendJSONString itself.
 var escExtra = func() (t [256]uint8) {
 	for c := range 256 {
 		switch {
-		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+		case escShort[c] != 0:
 			t[c] = 1
-		case c < 0x20 || c == 0x7f:
-			t[c] = 5
-		case c >= 0x80:
-			t[c] = escNonASCII
+		case c < 0x20 || c >= 0x7f:
+			t[c] = escSlow
 		}
 	}
 	return t
 }()
 
-const escNonASCII = 0x80
+const escSlow = 0x80
+
+// escShort is the letter of a two-byte escape.
+var escShort = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
+// escOut is what a byte writes after the backslash (escaped) or alone.
+var escOut = func() (t [256]byte) {
+	for c := range 256 {
+		t[c] = byte(c)
+		if escShort[c] != 0 {
+			t[c] = escShort[c]
+		}
+	}
+	return t
+}()
 
 // appendJSONBytes is appendJSONString for a rendered R (PreBind escapes
 // one per pod into its patch): the same bytes, in two tight passes (size,
-// then fill) where an R's quotes would cut appendJSONString's runs short.
-// spare is room to leave after it, for what the caller appends next.
+// then fill without a branch) where an R's quotes every few bytes would
+// cut appendJSONString's runs short. spare is room to leave after it, for
+// what the caller appends next.
 func appendJSONBytes(dst, s []byte, spare int) []byte {
-	extra, hi := 0, uint8(0)
+	extra, slow := 0, uint8(0)
 	for _, c := range s {
 		e := escExtra[c]
 		extra += int(e)
-		hi |= e
+		slow |= e
 	}
-	if hi&escNonASCII != 0 {
+	if slow&escSlow != 0 {
 		return slices.Grow(appendJSONString(dst, string(s)), spare)
 	}
 	k := len(dst)
@@ -348,24 +362,12 @@ func appendJSONBytes(dst, s []byte, spare int) []byte {
 	dst[k] = '"'
 	k++
 	for _, c := range s {
-		switch escExtra[c] {
-		case 0:
-			dst[k] = c
-			k++
-		case 1:
-			dst[k] = '\\'
-			dst[k+1] = escShort[c]
-			k += 2
-		default:
-			copy(dst[k:], `\u00`)
-			dst[k+4] = "0123456789abcdef"[c>>4]
-			dst[k+5] = "0123456789abcdef"[c&15]
-			k += 6
-		}
+		// a backslash, overwritten by the byte itself when it needs none
+		e := int(escExtra[c])
+		dst[k] = '\\'
+		dst[k+e] = escOut[c]
+		k += 1 + e
 	}
 	dst[k] = '"'
 	return dst
 }
-
-// escShort is the letter of a two-byte escape.
-var escShort = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
