@@ -90,11 +90,17 @@ func reportHeap(b *testing.B, before *runtime.MemStats) {
 	b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/(1<<20), "MiB-heap")
 }
 
-// BenchmarkRead is jgf.Read of the whole benchmark cluster. MiB-heap is the
-// heap the resulting graph keeps (after a GC).
+// BenchmarkRead is jgf.Read of the whole benchmark cluster, with the
+// default (strict) options and with Options{Fluxion: true} (what
+// resource-query reads with). MiB-heap is the heap the resulting graph
+// keeps (after a GC).
 func BenchmarkRead(b *testing.B) {
-	for _, sz := range []struct{ nodes, cores int }{{1024, 32}, {4096, 64}} {
-		b.Run(fmt.Sprintf("%dx%d", sz.nodes, sz.cores), func(b *testing.B) {
+	for _, sz := range []struct {
+		nodes, cores int
+		opts         jgf.Options
+		mode         string
+	}{{1024, 32, jgf.Options{}, ""}, {4096, 64, jgf.Options{}, ""}, {4096, 64, jgf.Options{Fluxion: true}, "/fluxion"}} {
+		b.Run(fmt.Sprintf("%dx%d%s", sz.nodes, sz.cores, sz.mode), func(b *testing.B) {
 			data := clusterJGF(b, sz.nodes, sz.cores)
 			benchSink = nil
 			var before runtime.MemStats
@@ -104,7 +110,7 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				benchSink = nil
-				g, err := jgf.Read(data)
+				g, err := sz.opts.Read(data)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -72,8 +72,6 @@ type builder struct {
 	lastSub    string
 	lastSubID  int32
 	haveLast   [2]bool
-	seenPaths  bloom // direct mode: paths of the vertices so far
-	checkPaths bool  // seenPaths is in use
 }
 
 type ref struct {
@@ -279,9 +277,6 @@ func (b *builder) node(i int, n *Node) *Error {
 	found, at := graph.NoVertex, ""
 search:
 	for _, kp := range b.paths {
-		if b.checkPaths && !b.seenPaths.has(kp.Path.Path) {
-			continue // certainly not in g's path index
-		}
 		for _, v := range g.ByPath(kp.Path.Path) {
 			if g.V(v).Rank == m.Rank {
 				found, at = v, kp.Path.Path
@@ -353,9 +348,6 @@ search:
 			panic("jgf: vertex numbering out of step") // broken invariant
 		}
 		for _, kp := range b.paths {
-			if b.checkPaths {
-				b.seenPaths.add(kp.Path.Path)
-			}
 			if kp.root {
 				_ = g.SetRoot(graph.SubsystemID(kp.key), v) // checked above
 			}

@@ -121,6 +121,13 @@ func (o Options) Load(g *graph.Graph, doc *Document) error {
 // checks for cycles.
 func (b *builder) run(doc *Document) *Error {
 	b.doc = doc
+	if !b.direct && len(b.chains) == 0 {
+		// about one new vertex, and one path, a node: sized once, not
+		// rehashed step by step
+		b.chains = make(map[string]chain, len(doc.Nodes))
+		b.entries = make([]pathEntry, 0, len(doc.Nodes))
+		b.newNodes = make([]int32, 0, len(doc.Nodes))
+	}
 	for i := range doc.Nodes {
 		if err := b.node(i, &doc.Nodes[i]); err != nil {
 			return err

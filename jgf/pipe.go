@@ -161,15 +161,19 @@ type room struct {
 
 // reserveVertices makes room in the graph for the vertices still to come,
 // estimated from the bytes left after the batch: they hold the rest of the
-// nodes and, after them, about one edge per node (a tree) of some 60
-// bytes. The first estimate, after the first batch, also sizes the path
-// index.
+// nodes and, after them, about one edge per node (a tree) of at least 40
+// bytes (the shortest edges written, {"source": "0", "target": "1"},
+// are 39). The first estimate, after the first batch, also sizes the path
+// index. An estimate that falls short is followed by growing a quarter at
+// a time, not by the bytes left (which the edges may take already): a
+// small step each time would copy the whole graph each time.
 func (c *room) reserveVertices(b *builder, bt *batch, size int) {
+	const edgeBytes = 40
 	n := b.created
 	est := 1024
 	if done := bt.first + len(bt.nodes); n > 0 && done > 0 {
 		per := max((bt.pos-bt.arrayStart)/done, 1)
-		est = max((size-bt.pos-60*n)/(per+60), 1024)
+		est = max((size-bt.pos-edgeBytes*n)/(per+edgeBytes), n/4, 1024)
 		if !c.pathsSized {
 			b.g.ReservePaths(est)
 			c.pathsSized = true

@@ -1,9 +1,6 @@
 package jgf
 
-import (
-	"hash/maphash"
-	"strings"
-)
+import "strings"
 
 // arena makes strings out of bytes without one allocation each: it copies
 // them into 64 KiB blocks. A block is never written again where a string
@@ -101,39 +98,4 @@ func (m *strs) internString(str string) string {
 		m.interned[s] = s
 	}
 	return s
-}
-
-// bloom is a Bloom filter of strings (two bits each), sized once: a
-// cheap "certainly not seen" before a lookup in a large map.
-type bloom struct {
-	bits []uint64
-	mask uint64
-	seed maphash.Seed
-}
-
-// init sizes the filter for about n strings (8 bits each).
-func (f *bloom) init(n int) {
-	size := uint64(1024)
-	for size < uint64(n)*8 && size < 1<<34 {
-		size <<= 1
-	}
-	f.bits = make([]uint64, size/64)
-	f.mask = size - 1
-	f.seed = maphash.MakeSeed()
-}
-
-func (f *bloom) hash(s string) (uint64, uint64) {
-	h := maphash.String(f.seed, s)
-	return h & f.mask, (h >> 32) & f.mask
-}
-
-func (f *bloom) add(s string) {
-	a, b := f.hash(s)
-	f.bits[a/64] |= 1 << (a % 64)
-	f.bits[b/64] |= 1 << (b % 64)
-}
-
-func (f *bloom) has(s string) bool {
-	a, b := f.hash(s)
-	return f.bits[a/64]&(1<<(a%64)) != 0 && f.bits[b/64]&(1<<(b%64)) != 0
 }
