@@ -496,7 +496,9 @@ func (s *schedule) newJobIn(r *vrec, v graph.VertexID, job uint64) *jobRec {
 		l = append(nl, l...)
 	}
 	l = append(l, jobRec{})
-	copy(l[lo+1:], l[lo:])
+	if lo < len(l)-1 { // job ids mostly grow: usually nothing to move
+		copy(l[lo+1:], l[lo:])
+	}
 	l[lo] = jobRec{job: job, fspan: -1}
 	r.jobs = l
 	s.noteJobVertex(job, v)
