@@ -63,8 +63,8 @@ type extra struct {
 
 	// Initial backing arrays for pts and spans, so that the first
 	// AddSpan of a planner makes a single allocation.
-	ptsBuf  [3]point
-	spanBuf [1]span
+	ptsBuf  [4]point
+	spanBuf [2]span
 }
 
 // newExtra returns storage using its inline arrays, from slab (nil: the
