@@ -129,14 +129,14 @@ type memoState struct {
 	// By class: the epoch in which a single subtree's class was missed
 	// once (memoVisit).
 	missEp []uint32
-	epoch   uint32
-	last    int32 // the entry hit last, -1
-	lists   []memoList
-	egs     []memoEG
-	edges   []memoRec
-	labels  []memoLabel
-	frames  []recFrame
-	depth   int // open recordings
+	epoch  uint32
+	last   int32 // the entry hit last, -1
+	lists  []memoList
+	egs    []memoEG
+	edges  []memoRec
+	labels []memoLabel
+	frames []recFrame
+	depth  int // open recordings
 	// Replays whose stamps are not set yet (see memoApply), and by vertex
 	// the index of its pending replay (valid if pend[i].u is the vertex).
 	pend    []pendRec
