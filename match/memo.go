@@ -15,7 +15,9 @@ import (
 // the node factors of node-centric policies). The best-first walk records
 // the first walk of a class for each request context (what it adds to the
 // parent's candidates, the edges it stamps, the labels it sets, the errno
-// it leaves) relative to the subtree's root, and replays it for every
+// it leaves) relative to the subtree's root (of a class only one subtree
+// has, the second walk: most such walks are never replayed, and a plain
+// walk costs less than a recorded one), and replays it for every
 // other fresh subtree of the class it meets, in time proportional to what
 // the walk hands its parent rather than to the subtree. A large, mostly
 // idle graph is then walked in time proportional to its busy part plus
