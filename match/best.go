@@ -1,6 +1,7 @@
 package match
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -85,6 +86,8 @@ type bestState struct {
 	rchunk     []int64
 	runChunk   []kidRun
 	keys       []int64 // scratch for building an order
+	kkeys      []kidKey
+	depth      []int32 // scratch for domDeep
 
 	// Per graph generation (+1, so that 0 means unset): dominant
 	// out-degrees and whether the dominant subsystem is a tree.
@@ -92,6 +95,9 @@ type bestState struct {
 	degGen  uint64
 	isTree  bool
 	treeGen uint64
+	// graphClean's answer, per graph generation (+1).
+	clean    bool
+	cleanGen uint64
 }
 
 // useBest reports whether the next selection may use the best-first walk.
@@ -118,18 +124,78 @@ func (m *Matcher) initBest() {
 	b.flatOK = m.pol.GraphOrder(nil) == m.pol.VertexOrder()
 	m.pol.FinishGraph()
 	b.flats = nil
-	b.cleanGraph = true
+	b.tree = m.domTree()
+	b.cleanGraph = m.graphClean()
+}
+
+// graphClean reports whether no vertex id makes a policy callback fail
+// (ids in [-1, maxKeyID)) and the dominant subsystem is less than
+// graph.MaxDepth deep (the reference fails deeper with EINVAL and a
+// message, which the best-first walk may not reach). Both take a pass over
+// the whole graph, so the answer is kept per graph generation, and
+// buildFresh, which runs when the graph changes (attach, removal), works
+// it out there: the first match after loading a big graph does not pay
+// for it.
+func (m *Matcher) graphClean() bool {
+	b := &m.best
+	if b.cleanGen == m.g.Gen()+1 {
+		return b.clean
+	}
+	clean := true
 	for v := 0; v < m.g.NumVertices(); v++ {
 		if id := m.g.V(graph.VertexID(v)).ID; id < -1 || id >= maxKeyID {
-			b.cleanGraph = false
+			clean = false
+			break
 		}
 	}
-	b.tree = m.domTree()
-	if m.g.Depth(m.dom) >= graph.MaxDepth {
-		// The reference fails there with EINVAL and a message, which
-		// the best-first walk may not reach.
-		b.cleanGraph = false
+	if clean && m.domDeep(graph.MaxDepth) {
+		clean = false
 	}
+	b.clean, b.cleanGen = clean, m.g.Gen()+1
+	return clean
+}
+
+// domDeep reports whether the dominant subsystem reaches limit levels
+// below its root: whether m.g.Depth(m.dom) >= limit. For a tree whose
+// vertices come after their parents (as readers create them) one pass
+// over the parents does it, without Depth's breadth-first walk; anything
+// else is left to Depth.
+func (m *Matcher) domDeep(limit int) bool {
+	g := m.g
+	root := g.Root(m.dom)
+	if !m.domTree() || root == graph.NoVertex {
+		return g.Depth(m.dom) >= limit
+	}
+	nv := g.NumVertices()
+	b := &m.best
+	if cap(b.depth) < nv {
+		b.depth = make([]int32, nv)
+	}
+	d := b.depth[:nv]
+	for v := graph.VertexID(0); int(v) < nv; v++ {
+		dv := int32(-1) // not below the root
+		if v == root {
+			dv = 0
+		} else {
+			for _, h := range g.In(v) {
+				if h.Subsystem != m.dom {
+					continue
+				}
+				if h.Other >= v {
+					return g.Depth(m.dom) >= limit
+				}
+				if p := d[h.Other]; p >= 0 {
+					dv = p + 1
+				}
+				break
+			}
+		}
+		if int(dv) >= limit {
+			return true
+		}
+		d[v] = dv
+	}
+	return false
 }
 
 // order returns u's best-first child order, building it on first use.
@@ -142,7 +208,13 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			return k
 		}
 	} else {
-		b.orders = append(b.orders, make([]*kidOrder, m.g.NumVertices()-len(b.orders))...)
+		// One allocation at most (appending a made slice allocated twice).
+		n, old := m.g.NumVertices(), len(b.orders)
+		if cap(b.orders) < n {
+			b.orders = append(make([]*kidOrder, 0, n), b.orders...)
+		}
+		b.orders = b.orders[:n]
+		clear(b.orders[old:])
 	}
 	if len(b.korders) == 0 {
 		b.korders = make([]kidOrder, 256)
@@ -168,53 +240,41 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 		keys = append(keys, key)
 	}
 	b.keys = keys
+	kk := b.kkeys[:0]
 	for i, h := range out {
 		if h.Subsystem == m.dom {
-			k.kids = append(k.kids, int32(i))
+			kk = append(kk, kidKey{t: m.g.V(h.Other).Type, key: keys[i], pos: int32(i)})
 		}
 	}
-	// Sort by (type, preference, position), a total order: insertion
-	// sort for the usual short sibling lists, a library sort for the
-	// long ones (the root's thousands of nodes).
-	kids := k.kids
-	if len(kids) <= 32 {
-		for i := 1; i < len(kids); i++ {
-			for j := i; j > 0 && m.kidBefore(out, keys, kids[j], kids[j-1]); j-- {
-				kids[j], kids[j-1] = kids[j-1], kids[j]
-			}
-		}
-	} else {
-		slices.SortFunc(kids, func(a, c int32) int {
-			switch {
-			case m.kidBefore(out, keys, a, c):
-				return -1
-			case m.kidBefore(out, keys, c, a):
-				return 1
-			}
-			return 0
-		})
+	b.kkeys = kk
+	// Sort by (type, preference, position), a total order, so any sort
+	// gives the one result; lists often come sorted or reversed (ids in
+	// creation order), which pdqsort handles in linear time.
+	before := kidCmpLess
+	if b.greater {
+		before = kidCmpGreater
 	}
-	var last graph.TypeID = -1
+	if !slices.IsSortedFunc(kk, before) {
+		slices.SortFunc(kk, before)
+	}
 	nr := 0
-	for i, p := range kids {
-		t := m.g.V(out[p].Other).Type
-		if i > 0 && t == last {
-			if keys[kids[i-1]] == keys[p] {
+	for i, x := range kk {
+		k.kids = append(k.kids, x.pos)
+		if i > 0 && x.t == kk[i-1].t {
+			if x.key == kk[i-1].key {
 				k.distinct = false
 			}
 			continue
 		}
-		last = t
 		nr++
 	}
 	k.runs = carve(&b.runChunk, nr)
-	for i, p := range kids {
-		t := m.g.V(out[p].Other).Type
-		if n := len(k.runs); n > 0 && k.runs[n-1].t == t {
+	for i, x := range kk {
+		if n := len(k.runs); n > 0 && k.runs[n-1].t == x.t {
 			k.runs[n-1].hi = int32(i + 1)
 			continue
 		}
-		k.runs = append(k.runs, kidRun{t: t, lo: int32(i), hi: int32(i + 1)})
+		k.runs = append(k.runs, kidRun{t: x.t, lo: int32(i), hi: int32(i + 1)})
 	}
 	if !k.distinct {
 		// Equal keys: the reference's candidate list of a type holds at
@@ -227,11 +287,11 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 			}
 		}
 	}
-	k.rest = k.rest[:len(kids)]
+	k.rest = k.rest[:len(k.kids)]
 	for _, r := range k.runs {
 		sum := int64(0)
 		for i := r.hi - 1; i >= r.lo; i-- {
-			sum = satAdd(sum, m.g.V(out[kids[i]].Other).Size)
+			sum = satAdd(sum, m.g.V(out[k.kids[i]].Other).Size)
 			k.rest[i] = sum
 		}
 	}
@@ -239,18 +299,29 @@ func (m *Matcher) order(u graph.VertexID) *kidOrder {
 	return k
 }
 
-// kidBefore orders children by type, then by the policy's preference of
-// their keys, then by position.
-func (m *Matcher) kidBefore(out []graph.Half, keys []int64, a, c int32) bool {
-	ta, tc := m.g.V(out[a].Other).Type, m.g.V(out[c].Other).Type
-	switch {
-	case ta != tc:
-		return ta < tc
-	case keys[a] != keys[c]:
-		return (keys[a] > keys[c]) == m.best.greater
-	}
-	return a < c
+// kidKey is a dominant child's place in its parent's best-first order:
+// its type, then the policy's preference of its key, then its position.
+type kidKey struct {
+	t   graph.TypeID
+	key int64
+	pos int32
 }
+
+func kidCmp(a, c kidKey, greater bool) int {
+	switch {
+	case a.t != c.t:
+		return cmp.Compare(a.t, c.t)
+	case a.key != c.key:
+		if (a.key > c.key) == greater {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(a.pos, c.pos)
+}
+
+func kidCmpLess(a, c kidKey) int    { return kidCmp(a, c, false) }
+func kidCmpGreater(a, c kidKey) int { return kidCmp(a, c, true) }
 
 // witnessOther sets the errno the reference walk sets below u when u has a
 // dominant child of a type no request names: the reference tests every

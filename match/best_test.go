@@ -457,3 +457,51 @@ func TestReplayFreshRoot(t *testing.T) {
 		}
 	}
 }
+
+// domDeep answers as graph.Depth does (its reference), on trees in
+// creation order (its one pass) and on anything else (Depth itself):
+// random forests, parents created after their children, second parents,
+// cycles, edges of another subsystem.
+func TestDomDeepAsDepth(t *testing.T) {
+	rng := rand.New(rand.NewSource(517))
+	for i := range 3000 {
+		g := graph.New()
+		dom, aux := g.Subsystem("containment"), g.Subsystem("power")
+		n := 1 + rng.Intn(60)
+		for range n {
+			g.AddVertex(graph.Vertex{Type: g.Type("v"), ID: -1})
+		}
+		if rng.Intn(20) > 0 {
+			if err := g.SetRoot(dom, graph.VertexID(rng.Intn(n))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ordered := rng.Intn(2) == 0
+		for v := 0; v < n; v++ {
+			if rng.Intn(8) == 0 {
+				continue // no parent
+			}
+			hi := n
+			if ordered {
+				hi = v
+			}
+			if hi == 0 {
+				continue
+			}
+			g.AddEdge(graph.VertexID(rng.Intn(hi)), graph.VertexID(v), dom)
+			switch rng.Intn(30) {
+			case 0:
+				g.AddEdge(graph.VertexID(rng.Intn(n)), graph.VertexID(v), dom) // a second parent
+			case 1:
+				g.AddEdge(graph.VertexID(rng.Intn(n)), graph.VertexID(v), aux)
+			}
+		}
+		m := &Matcher{schedule: &schedule{g: g, dom: dom}, scratch: &scratch{}}
+		want := g.Depth(dom)
+		for _, limit := range []int{0, 1, 2, 3, want - 1, want, want + 1, graph.MaxDepth} {
+			if got := m.domDeep(limit); got != (want >= limit) {
+				t.Fatalf("graph %d (ordered %v, tree %v): domDeep(%d) = %v, Depth = %d", i, ordered, m.domTree(), limit, got, want)
+			}
+		}
+	}
+}

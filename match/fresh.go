@@ -34,6 +34,7 @@ func (m *Matcher) buildFresh() {
 		m.setFresh(nil)
 		return
 	}
+	m.graphClean() // for the best-first walk, off the first match's path
 	nv := m.g.NumVertices()
 	f := &freshState{stale: make([]bool, nv), below: make([]int32, nv)}
 	m.setFresh(f)

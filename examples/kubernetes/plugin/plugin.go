@@ -500,7 +500,7 @@ func (p *Plugin) PreBind(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, _ s
 func annotationPatch(ann map[string]string) []byte {
 	n := 32
 	for k, v := range ann {
-		n += len(k) + len(v) + len(v)/8 + 8
+		n += len(k) + len(v) + len(v)/4 + 8 // an R: a quote every few bytes
 	}
 	b := append(make([]byte, 0, n), `{"metadata":{"annotations":{`...)
 	for i, k := range slices.Sorted(maps.Keys(ann)) {

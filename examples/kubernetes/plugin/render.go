@@ -46,7 +46,8 @@ func renderR(p *place, labels map[string]string, leaves []leaf, format string, s
 	w := rWriter{b: make([]byte, 0, 200*n+64), edges: make([]byte, 0, 60*n)}
 	w.jgf(p, labels, ls)
 	if format != "rv1" {
-		return string(w.b) + "\n"
+		w.b = append(w.b, '\n')
+		return string(w.b)
 	}
 	var cores, gpus []int64
 	for _, l := range ls {
