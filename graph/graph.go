@@ -245,7 +245,7 @@ func (g *Graph) Reserve(vertices, edges int) {
 // it: a reader calls it once, early, with its estimate of the vertices to
 // come, which saves the index's growing step by step.
 func (g *Graph) ReservePaths(n int) {
-	if (g.pidx.live+n)*2 > len(g.pidx.ids) {
+	if (g.pidx.live+n)*2 > g.pidx.slots() {
 		g.resizePaths(g.pidx.live + n)
 	}
 }
@@ -335,7 +335,13 @@ func (g *Graph) RootSubsystems() []SubsystemID {
 }
 
 // AddVertex appends v and indexes it by type, name, rank and every path.
-func (g *Graph) AddVertex(v Vertex) VertexID {
+func (g *Graph) AddVertex(v Vertex) VertexID { return g.AddVertexHinted(v, nil) }
+
+// AddVertexHinted is AddVertex for a reader that has just looked up v's
+// paths with ByPathHint: hints[i] is the hint of v.Paths[i] (a missing,
+// zero or stale hint is ignored), which saves hashing and searching the
+// path index again.
+func (g *Graph) AddVertexHinted(v Vertex, hints []PathHint) VertexID {
 	id := VertexID(len(g.vertices))
 	g.gen++
 	g.vertices = append(g.vertices, v)
@@ -348,7 +354,11 @@ func (g *Graph) AddVertex(v Vertex) VertexID {
 	g.byName[v.Name] = append(g.byName[v.Name], id)
 	g.byRank[v.Rank] = append(g.byRank[v.Rank], id)
 	for i, p := range v.Paths {
-		g.indexPath(p.Path, id, i == 0)
+		var h PathHint
+		if i < len(hints) {
+			h = hints[i]
+		}
+		g.indexPath(p.Path, id, i == 0, h)
 	}
 	return id
 }
@@ -364,7 +374,7 @@ func (g *Graph) AddPath(v VertexID, s SubsystemID, path string) {
 	} else {
 		vx.Paths = slices.Insert(vx.Paths, i, Path{s, path})
 	}
-	g.indexPath(path, v, false)
+	g.indexPath(path, v, false, PathHint{})
 }
 
 // AddEdge creates a new edge src→dst in subsystem s.
@@ -462,6 +472,10 @@ func (g *Graph) HasRank(r int64) bool {
 
 // ByPath lists vertices at path p (in any subsystem).
 func (g *Graph) ByPath(p string) []VertexID { return g.lookupPath(p) }
+
+// ByPathHint is ByPath that also sets *h, for a reader that may add a
+// vertex with path p right after (AddVertexHinted).
+func (g *Graph) ByPathHint(p string, h *PathHint) []VertexID { return g.lookupPathHint(p, h) }
 
 // Ranks returns the rank keys of the rank index in ascending order.
 func (g *Graph) Ranks() []int64 {

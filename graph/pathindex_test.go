@@ -46,7 +46,31 @@ func TestPathIndexModel(t *testing.T) {
 				if rng.Intn(5) == 0 {
 					v.Paths = append(v.Paths, Path{1, newPath()})
 				}
-				id := g.AddVertex(v)
+				var id VertexID
+				if rng.Intn(2) == 0 {
+					id = g.AddVertex(v)
+				} else {
+					// Hinted: hints looked up just before, sometimes made
+					// stale by a change in between, or taken from a clone.
+					from := g
+					if rng.Intn(8) == 0 {
+						from = g.Clone()
+					}
+					hints := make([]PathHint, len(v.Paths))
+					for i, p := range v.Paths {
+						if got := from.ByPathHint(p.Path, &hints[i]); !slices.Equal(got, ref[p.Path]) {
+							t.Fatalf("seed %d step %d: ByPathHint(%s) = %v, want %v", seed, step, p.Path, got, ref[p.Path])
+						}
+					}
+					if rng.Intn(4) == 0 {
+						u := g.AddVertex(Vertex{Name: "n", Paths: []Path{{Containment, newPath()}}})
+						ref[g.V(u).Paths[0].Path] = append(ref[g.V(u).Paths[0].Path], u)
+					}
+					if from != g && rng.Intn(2) == 0 {
+						from.AddVertex(Vertex{Name: "n", Paths: []Path{{Containment, newPath()}}})
+					}
+					id = g.AddVertexHinted(v, hints)
+				}
 				for _, p := range v.Paths {
 					ref[p.Path] = append(ref[p.Path], id)
 				}

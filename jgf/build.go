@@ -62,7 +62,8 @@ type builder struct {
 	edgeDoc   []int32                  // direct mode: document index of each new edge
 
 	paths  []keyedPath
-	vpaths []graph.Path // block the vertices' paths are cut from
+	hints  []graph.PathHint // direct mode: of paths, for AddVertexHinted
+	vpaths []graph.Path     // block the vertices' paths are cut from
 	vprops []graph.Property
 
 	// the last type and subsystem interned (direct mode), which come
@@ -275,9 +276,18 @@ func (b *builder) node(i int, n *Node) *Error {
 	sortPaths(b.paths)
 
 	found, at := graph.NoVertex, ""
+	if b.direct {
+		b.hints = slices.Grow(b.hints[:0], len(b.paths))[:len(b.paths)]
+	}
 search:
-	for _, kp := range b.paths {
-		for _, v := range g.ByPath(kp.Path.Path) {
+	for k, kp := range b.paths {
+		var vs []graph.VertexID
+		if b.direct {
+			vs = g.ByPathHint(kp.Path.Path, &b.hints[k])
+		} else {
+			vs = g.ByPath(kp.Path.Path)
+		}
+		for _, v := range vs {
 			if g.V(v).Rank == m.Rank {
 				found, at = v, kp.Path.Path
 				break search
@@ -344,7 +354,7 @@ search:
 		}
 	}
 	if b.direct {
-		if got := g.AddVertex(b.vertex(m, b.paths)); got != v {
+		if got := g.AddVertexHinted(b.vertex(m, b.paths), b.hints); got != v {
 			panic("jgf: vertex numbering out of step") // broken invariant
 		}
 		for _, kp := range b.paths {

@@ -138,7 +138,10 @@ func (m *Matcher) Visits() (pre, post int64) { return m.preTotal, m.postTotal }
 // Fluxion's exhaustive walk; Match itself walks best-first where the
 // policy allows it and then visits fewer, so resource-query calls this
 // before every match whose counts it prints (-e). Visits after the next
-// Match returns these counts.
+// Match returns these counts. Call it before every match or before none:
+// the counts of a failing request can carry over from the previous walk
+// (as Fluxion's do), and a walk that was not counted leaves best-first
+// counts, not Fluxion's.
 func (m *Matcher) CountVisits(op Op, js *jobspec.Jobspec, jobid uint64, at int64) (pre, post int64) {
 	errno, emulate := m.errno, m.emulate
 	p0, q0 := m.preTotal, m.postTotal

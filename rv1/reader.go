@@ -393,8 +393,9 @@ func (r *R) GraphLimited(l graph.ReadLimits) (*graph.Graph, error) {
 
 	g := graph.New()
 	g.Grow(int(nv))
+	hint := make([]graph.PathHint, 1) // of the path looked up, for AddVertexHinted
 	add := func(vx graph.Vertex, path string) (graph.VertexID, error) {
-		for _, u := range g.ByPath(path) {
+		for _, u := range g.ByPathHint(path, &hint[0]) {
 			ux := g.V(u)
 			if ux.Rank == vx.Rank && ux.ID == vx.ID && ux.Size == vx.Size && ux.Type == vx.Type {
 				return graph.NoVertex, &Error{
@@ -405,7 +406,7 @@ func (r *R) GraphLimited(l graph.ReadLimits) (*graph.Graph, error) {
 		}
 		vx.UniqID = int64(g.NumVertices())
 		vx.Paths = []graph.Path{{Subsystem: graph.Containment, Path: path}}
-		return g.AddVertex(vx), nil
+		return g.AddVertexHinted(vx, hint), nil
 	}
 	root, _ := add(graph.Vertex{Type: graph.TypeCluster, Rank: -1, ID: 0, Size: 1, Basename: "cluster", Name: "cluster0"}, "/cluster0")
 	if err := g.SetRoot(graph.Containment, root); err != nil {
