@@ -132,12 +132,19 @@ type diffCase struct {
 	nops         int
 	heavy, clone bool
 	fresh        bool
+	// perf, when set, gives vertices perf_class properties before the
+	// stream (perfProps) and changes some between operations, through
+	// both matchers (SetProperty).
+	perf perfMode
 }
 
 func diffRun(t *testing.T, c diffCase) int {
 	t.Helper()
 	rng := rand.New(rand.NewSource(c.seed))
 	g := randstream.Graph(rng, c.shape)
+	if c.perf != perfNone {
+		perfProps(rand.New(rand.NewSource(c.seed+1)), g, c.perf)
+	}
 	nodes := g.ByType(graph.TypeNode)
 	ops := randstream.Ops(rng, c.nops, len(nodes))
 	if c.heavy {
@@ -176,6 +183,14 @@ func diffRun(t *testing.T, c diffCase) int {
 			g.V(v).Status = st
 			fmt.Fprintf(&rh, "status %s %v %v\n", p, st, e1)
 			fmt.Fprintf(&fh, "status %s %v %v\n", p, st, e2)
+		}
+		if c.perf != perfNone && srng.Intn(10) == 0 {
+			v := graph.VertexID(srng.Intn(g.NumVertices()))
+			val := perfValue(srng, c.perf)
+			ref.SetProperty(v, "perf_class", val)
+			fast.SetProperty(v, "perf_class", val)
+			fmt.Fprintf(&rh, "perf_class %d %s\n", v, val)
+			fmt.Fprintf(&fh, "perf_class %d %s\n", v, val)
 		}
 		rr.Step(ops[i])
 		fr.Step(ops[i])

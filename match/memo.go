@@ -15,7 +15,9 @@ import (
 // the node factors of node-centric policies). The best-first walk records
 // the first walk of a class for each request context (what it adds to the
 // parent's candidates, the edges it stamps, the labels it sets, the errno
-// it leaves) relative to the subtree's root, and replays it for every
+// it leaves) relative to the subtree's root (of a class only one subtree
+// has, the second walk: most such walks are never replayed, and a plain
+// walk costs less than a recorded one), and replays it for every
 // other fresh subtree of the class it meets, in time proportional to what
 // the walk hands its parent rather than to the subtree. A large, mostly
 // idle graph is then walked in time proportional to its busy part plus
@@ -33,6 +35,7 @@ type layout struct {
 	class  []int32 // by vertex
 	ord    []graph.VertexID
 	nclass int
+	single []bool // by class: one subtree of the tree has it
 }
 
 // memoKey is the request context of a recording.
@@ -125,14 +128,17 @@ type memoState struct {
 	entries []memoEntry
 	heads   []int32 // by class: first entry + 1, valid if headEp matches
 	headEp  []uint32
-	epoch   uint32
-	last    int32 // the entry hit last, -1
-	lists   []memoList
-	egs     []memoEG
-	edges   []memoRec
-	labels  []memoLabel
-	frames  []recFrame
-	depth   int // open recordings
+	// By class: the epoch in which a single subtree's class was missed
+	// once (memoVisit).
+	missEp []uint32
+	epoch  uint32
+	last   int32 // the entry hit last, -1
+	lists  []memoList
+	egs    []memoEG
+	edges  []memoRec
+	labels []memoLabel
+	frames []recFrame
+	depth  int // open recordings
 	// Replays whose stamps are not set yet (see memoApply), and by vertex
 	// the index of its pending replay (valid if pend[i].u is the vertex).
 	pend    []pendRec
@@ -199,11 +205,13 @@ func (m *Matcher) memoReset() {
 	c.epoch++
 	if c.epoch == 0 {
 		clear(c.headEp)
+		clear(c.missEp)
 		c.epoch = 1
 	}
 	if len(c.heads) < c.lay.nclass {
 		c.heads = make([]int32, c.lay.nclass)
 		c.headEp = make([]uint32, c.lay.nclass)
+		c.missEp = make([]uint32, c.lay.nclass)
 	}
 }
 
@@ -327,6 +335,16 @@ func (m *Matcher) buildLayout() {
 		l.class[u] = cl
 	}
 	l.nclass = len(rep)
+	l.single = fill(l.single, len(rep), true)
+	seen := make([]bool, len(rep))
+	for _, cl := range l.class {
+		if cl >= 0 {
+			if seen[cl] {
+				l.single[cl] = false
+			}
+			seen[cl] = true
+		}
+	}
 }
 
 // shapeHash hashes what sameShape compares.
@@ -439,6 +457,14 @@ func (m *Matcher) memoVisit(u graph.VertexID, resources []*req, pristine bool, e
 		return m.memoApply(e, u, excl, toParent), true
 	}
 	if len(c.edges)+len(c.egs)+len(c.entries) > maxMemoRecs || c.depth >= maxRecDepth {
+		return 0, false
+	}
+	if c.lay.single[cl] && c.missEp[cl] != c.epoch {
+		// Only u has this class (its perf classes or ids, say, differ
+		// from every other subtree's): a recording only pays when the
+		// same request meets u fresh again, so u is recorded the second
+		// time, and walked plainly (faster) the first.
+		c.missEp[cl] = c.epoch
 		return 0, false
 	}
 	return m.memoRecord(key, u, resources, pristine, excl, toParent)

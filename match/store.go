@@ -71,9 +71,14 @@ type echunk struct {
 type jobIndex struct {
 	owner uint64
 	byJob map[uint64]int32
-	lists [][]graph.VertexID
-	free  []int32
-	chunk []graph.VertexID // unused room for lists
+	// last caches the byJob entry of the last noted job (a booking notes
+	// one job on many vertices); lastOK is false when there is none.
+	last   uint64
+	lastI  int32
+	lastOK bool
+	lists  [][]graph.VertexID
+	free   []int32
+	chunk  []graph.VertexID // unused room for lists
 }
 
 // store is the copy-on-write part of a schedule.
@@ -88,6 +93,7 @@ type store struct {
 	// Unused room for new records and job lists; never shared.
 	recSlab  []vrec
 	jobChunk []jobRec
+	plSlab   planner.Slab // storage for planners' first spans
 }
 
 // newStore returns an empty store for nv vertices, owning the graph.
@@ -411,6 +417,21 @@ func (c *vchunk) copyFor(token uint64) *vchunk {
 	return d
 }
 
+// addSpan books on p, a planner of a record for a change, taking the
+// storage of a first span from the store's slab.
+func (s *schedule) addSpan(p *planner.Planner, at, d, n int64) (int64, error) {
+	return p.AddSpanIn(&s.plSlab, at, d, n)
+}
+
+// filterIn returns the pruning filter in matcher subsystem si of r, a
+// record for a change (from wrec), or nil when it has none.
+func filterIn(r *vrec, si int) *planner.Multi {
+	if si < len(r.filt) {
+		return r.filt[si]
+	}
+	return nil
+}
+
 // wplan returns v's planner for a change.
 func (s *schedule) wplan(v graph.VertexID) *planner.Planner { return &s.wrec(v).plan }
 
@@ -448,7 +469,11 @@ func (s *schedule) wjob(v graph.VertexID, job uint64) *jobRec {
 // newJob returns v's record for job, creating it. The pointer is valid
 // until the next record is created on v.
 func (s *schedule) newJob(v graph.VertexID, job uint64) *jobRec {
-	r := s.wrec(v)
+	return s.newJobIn(s.wrec(v), v, job)
+}
+
+// newJobIn is newJob on r, v's record for a change (from wrec).
+func (s *schedule) newJobIn(r *vrec, v graph.VertexID, job uint64) *jobRec {
 	l := r.jobs
 	lo, ok := findJob(l, job)
 	if ok {
@@ -471,7 +496,9 @@ func (s *schedule) newJob(v graph.VertexID, job uint64) *jobRec {
 		l = append(nl, l...)
 	}
 	l = append(l, jobRec{})
-	copy(l[lo+1:], l[lo:])
+	if lo < len(l)-1 { // job ids mostly grow: usually nothing to move
+		copy(l[lo+1:], l[lo:])
+	}
 	l[lo] = jobRec{job: job, fspan: -1}
 	r.jobs = l
 	s.noteJobVertex(job, v)
@@ -579,7 +606,10 @@ func (x *jobIndex) copyFor(token uint64) *jobIndex {
 // noteJobVertex records that job got a record on v.
 func (s *schedule) noteJobVertex(job uint64, v graph.VertexID) {
 	x := s.wjx()
-	i, ok := x.byJob[job]
+	i, ok := x.lastI, x.lastOK && x.last == job
+	if !ok {
+		i, ok = x.byJob[job]
+	}
 	if !ok {
 		if n := len(x.free); n > 0 {
 			i = x.free[n-1]
@@ -590,6 +620,7 @@ func (s *schedule) noteJobVertex(job uint64, v graph.VertexID) {
 		}
 		x.byJob[job] = i
 	}
+	x.last, x.lastI, x.lastOK = job, i, true
 	l := x.lists[i]
 	if len(l) == cap(l) {
 		// Lists grow inside shared chunks: a new job costs no allocation
@@ -625,6 +656,9 @@ func (s *schedule) compactJob(job uint64) {
 	if len(l) == 0 {
 		delete(x.byJob, job)
 		x.free = append(x.free, i)
+		if x.last == job {
+			x.lastOK = false
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ func TestStoreAccess(t *testing.T) {
 	}
 	// Fields and methods of the store that only store.go may use.
 	private := map[string]bool{"vs": true, "es": true, "jx": true, "recs": true, "slot": true, "byJob": true, "rec": true,
-		"recSlab": true, "jobChunk": true, "gOwner": true, "token": true}
+		"recSlab": true, "jobChunk": true, "plSlab": true, "lastI": true, "lastOK": true, "gOwner": true, "token": true}
 	// Graph methods that change it.
 	mutators := map[string]bool{"SetProperty": true, "AddVertex": true, "AddEdge": true, "AddPath": true,
 		"RemoveEdge": true, "Unindex": true, "SetRoot": true, "SetEdgeSubsystem": true, "Grow": true,

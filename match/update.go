@@ -107,10 +107,12 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 		}
 	} else {
 		var span int64
+		var r *vrec // u's record for a change, once something is booked on u
 		if excl {
 			n++
 			if up.full {
-				s, err := m.wplan(u).AddSpan(m.cur.at, m.cur.duration, needs)
+				r = m.wrec(u)
+				s, err := m.addSpan(&r.plan, m.cur.at, m.cur.duration, needs)
 				if err != nil {
 					booked = false
 				} else {
@@ -119,7 +121,10 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 			}
 		}
 		if n > 0 && booked {
-			rec := m.newJob(u, m.cur.jobid)
+			if r == nil {
+				r = m.wrec(u)
+			}
+			rec := m.newJobIn(r, u, m.cur.jobid)
 			if span != 0 {
 				switch m.cur.atype {
 				case atAlloc:
@@ -129,12 +134,12 @@ func (m *Matcher) updDFV(up *updater, u graph.VertexID, needs int64, excl bool, 
 				}
 			}
 			rec.tagged = true
-			if s, err := m.wxplan(u).AddSpan(m.cur.at, m.cur.duration, 1); err == nil {
+			if s, err := m.addSpan(&r.xchk, m.cur.at, m.cur.duration, 1); err == nil {
 				rec.xspan = s
 			} else {
 				booked = false
 			}
-			if f := m.wfilter(0, u); booked && f != nil && len(*dfu) > 0 {
+			if f := filterIn(r, 0); booked && f != nil && len(*dfu) > 0 {
 				counts := m.work.counts[:0]
 				for i := 0; i < f.Len(); i++ {
 					c, _ := dfu.get(graph.TypeID(f.Type(i)))

@@ -67,9 +67,15 @@ type extra struct {
 	spanBuf [2]span
 }
 
-// newExtra returns storage using its inline arrays.
-func newExtra() *extra {
-	e := allocExtra()
+// newExtra returns storage using its inline arrays, from slab (nil: the
+// shared pool).
+func newExtra(slab *Slab) *extra {
+	var e *extra
+	if slab != nil {
+		e = slab.alloc()
+	} else {
+		e = allocExtra()
+	}
 	e.free = -1
 	e.spans = e.spanBuf[:0]
 	return e
@@ -78,9 +84,11 @@ func newExtra() *extra {
 // extraChunk hands out span storage 64 planners at a time: a scheduler
 // booking fresh vertices then allocates once per 64 of them, not per vertex.
 type extraChunk struct {
-	buf  [64]extra
+	buf  [slabSize]extra
 	next int
 }
+
+const slabSize = 64
 
 var extraChunks = sync.Pool{New: func() any { return new(extraChunk) }}
 
@@ -92,6 +100,22 @@ func allocExtra() *extra {
 	e := &c.buf[c.next]
 	c.next++
 	extraChunks.Put(c)
+	return e
+}
+
+// Slab hands out the storage planners get on their first span, a block of
+// 64 planners' worth at a time, without the synchronisation of the shared
+// pool that AddSpan uses. Storage never returns to the slab: it belongs to
+// the planner (and is freed with it). The zero value is ready to use; a
+// Slab is not safe for concurrent use.
+type Slab struct{ buf []extra }
+
+func (s *Slab) alloc() *extra {
+	if len(s.buf) == 0 {
+		s.buf = make([]extra, slabSize)
+	}
+	e := &s.buf[0]
+	s.buf = s.buf[1:]
 	return e
 }
 
@@ -302,6 +326,12 @@ func (p *Planner) Check(t, d, request int64) error {
 // enough free units) is ErrInvalid, as in the spec. A request of 0 is legal
 // and still creates scheduled points.
 func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
+	return p.AddSpanIn(nil, start, d, request)
+}
+
+// AddSpanIn is AddSpan taking the storage a planner needs on its first
+// span from slab (nil: the shared pool).
+func (p *Planner) AddSpanIn(slab *Slab, start, d, request int64) (int64, error) {
 	// Check covers every condition of add_span: d >= 1, 0 <= request <=
 	// total, start >= base and start+d <= end (stricter than the spec's
 	// start+d-1 <= end, which therefore never matters).
@@ -309,24 +339,36 @@ func (p *Planner) AddSpan(start, d, request int64) (int64, error) {
 		return -1, ErrInvalid
 	}
 	if p.ext == nil {
-		p.ext = newExtra()
+		p.ext = newExtra(slab)
 	}
 	e := p.ext
+	last := start + d
+	p.iter = iterNone
 	if len(e.pts) == 0 {
+		// No points yet (a fresh planner, or one emptied by RemSpan or
+		// Reset): the base point, start unless it is the base, and last
+		// (> start, so never the base), as refPoint below would make them.
 		if cap(e.pts) == 0 {
 			e.pts = e.ptsBuf[:0]
 		}
-		e.pts = append(e.pts, point{at: p.base, rem: p.total, ref: 1, key: p.total})
+		pts := e.pts
+		if start == p.base {
+			pts = append(pts, point{at: p.base, rem: p.total - request, ref: 2, key: p.total - request})
+		} else {
+			pts = append(pts,
+				point{at: p.base, rem: p.total, ref: 1, key: p.total},
+				point{at: start, rem: p.total - request, ref: 1, key: p.total - request})
+		}
+		e.pts = append(pts, point{at: last, rem: p.total, ref: 1, key: p.total})
+		return e.alloc(start, last, request), nil
 	}
-	last := start + d
 	i := p.refPoint(start)
 	j := p.refPoint(last)
 	for k := i; k < j; k++ {
 		e.pts[k].rem -= request
 		e.pts[k].key = e.pts[k].rem
 	}
-	p.iter = iterNone
-	return p.ext.alloc(start, last, request), nil
+	return e.alloc(start, last, request), nil
 }
 
 // refPoint returns the index of the point at t, creating it from the state
@@ -522,7 +564,7 @@ func (p *Planner) UpdateTotalKeepSearch(n int64) {
 	if len(p.points()) == 0 && max(n, 0) != p.total {
 		// Materialise the base point so that it keeps its old key.
 		if p.ext == nil {
-			p.ext = newExtra()
+			p.ext = newExtra(nil)
 		}
 		e := p.ext
 		if cap(e.pts) == 0 {
@@ -663,7 +705,7 @@ func (p *Planner) CopyTo(dst *Planner) {
 	e := dst.ext
 	if e == nil || e == p.ext {
 		// No storage, or dst is a shallow copy of p sharing p's storage.
-		e = newExtra()
+		e = newExtra(nil)
 	}
 	src := p.ext
 	pts := e.pts[:0]

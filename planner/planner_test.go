@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -553,6 +554,55 @@ func TestNoAllocs(t *testing.T) {
 	}); n > 0.1 {
 		t.Errorf("first spans cost %v allocations, want at most 1 per 64 planners", n)
 	}
+	var slab Slab
+	if n := testing.AllocsPerRun(640, func() {
+		var q Planner
+		_ = q.Init(0, maxT, 4)
+		_, _ = q.AddSpanIn(&slab, 0, 10, 1)
+		_, _ = q.AddSpanIn(&slab, 5, 10, 1)
+	}); n > 0.1 {
+		t.Errorf("first spans from a Slab cost %v allocations, want at most 1 per 64 planners", n)
+	}
+}
+
+// TestAddSpanInSlab checks that planners booked from a Slab behave as
+// AddSpan's, own their storage (no two share it) and survive CopyTo.
+func TestAddSpanInSlab(t *testing.T) {
+	var slab Slab
+	ps := make([]Planner, 3*slabSize)
+	for i := range ps {
+		ref, _ := New(5, 100, 8)
+		p := &ps[i]
+		_ = p.Init(5, 100, 8)
+		start, d, n := int64(5+i%7), int64(1+i%5), int64(i%9)
+		idA, errA := ref.AddSpan(start, d, n)
+		idB, errB := p.AddSpanIn(&slab, start, d, n)
+		if idA != idB || (errA == nil) != (errB == nil) {
+			t.Fatalf("planner %d: AddSpanIn = %d, %v; AddSpan = %d, %v", i, idB, errB, idA, errA)
+		}
+		if got, want := dump(p), dump(ref); got != want {
+			t.Fatalf("planner %d: AddSpanIn gives %s, AddSpan %s", i, got, want)
+		}
+	}
+	for i := range ps {
+		if i > 0 && ps[i].ext != nil && ps[i].ext == ps[i-1].ext {
+			t.Fatalf("planners %d and %d share storage", i-1, i)
+		}
+	}
+	var c Planner
+	ps[1].CopyTo(&c)
+	_, _ = ps[1].AddSpanIn(&slab, 50, 10, 1)
+	if dump(&c) == dump(&ps[1]) {
+		t.Fatal("a copy changed with its original")
+	}
+}
+
+// dump renders a planner's points and spans.
+func dump(p *Planner) string {
+	if p.ext == nil {
+		return "empty"
+	}
+	return fmt.Sprint(p.ext.pts, p.ext.spans[:len(p.ext.spans):len(p.ext.spans)], p.ext.nspans, p.ext.free)
 }
 
 // Fluxion's planner indexes the points by remaining units for the
