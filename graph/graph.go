@@ -339,7 +339,7 @@ func (g *Graph) AddVertex(v Vertex) VertexID { return g.AddVertexHinted(v, nil) 
 
 // AddVertexHinted is AddVertex for a reader that has just looked up v's
 // paths with ByPathHint: hints[i] is the hint of v.Paths[i] (a missing,
-// zero or stale hint is ignored), which saves hashing and searching the
+// zero or stale hint, or one for another path, is ignored), which saves hashing and searching the
 // path index again.
 func (g *Graph) AddVertexHinted(v Vertex, hints []PathHint) VertexID {
 	id := VertexID(len(g.vertices))

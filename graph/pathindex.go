@@ -38,6 +38,7 @@ type pathIndex struct {
 // is no hint.
 type PathHint struct {
 	x     *pathIndex // the index looked up (nil: no hint)
+	path  string     // the path looked up: a hint for another path is ignored
 	hash  uint64
 	stamp uint64 // x.stamp at the lookup
 	slot  int32  // the empty slot the probe ended at, -1 when p was found
@@ -142,6 +143,9 @@ func (g *Graph) deleteSingle(i int) {
 // first path.
 func (g *Graph) indexPath(p string, v VertexID, first bool, hint PathHint) {
 	x := &g.pidx
+	if hint.x == x && hint.path != p {
+		hint = PathHint{} // looked up for another path: its hash is not p's
+	}
 	if hint.x == x && hint.stamp == x.stamp && hint.slot >= 0 {
 		// p is in neither the map nor the table, whose slot hint.slot
 		// is the first empty one on its probe sequence.
@@ -226,7 +230,7 @@ func (g *Graph) lookupPathHint(p string, h *PathHint) []VertexID {
 	}
 	hash := maphash.String(x.seed, p)
 	i, free := g.probe(p, hash)
-	*h = PathHint{x: x, hash: hash, stamp: x.stamp, slot: int32(free)}
+	*h = PathHint{x: x, path: p, hash: hash, stamp: x.stamp, slot: int32(free)}
 	if i >= 0 {
 		return x.tab[2*i+1 : 2*i+2 : 2*i+2]
 	}

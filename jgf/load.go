@@ -124,9 +124,10 @@ func (b *builder) run(doc *Document) *Error {
 	if !b.direct && len(b.chains) == 0 {
 		// about one new vertex, and one path, a node: sized once, not
 		// rehashed step by step
-		b.chains = make(map[string]chain, len(doc.Nodes))
-		b.entries = make([]pathEntry, 0, len(doc.Nodes))
-		b.newNodes = make([]int32, 0, len(doc.Nodes))
+		n := min(len(doc.Nodes), b.opts.maxVertices())
+		b.chains = make(map[string]chain, n)
+		b.entries = make([]pathEntry, 0, n)
+		b.newNodes = make([]int32, 0, n)
 	}
 	for i := range doc.Nodes {
 		if err := b.node(i, &doc.Nodes[i]); err != nil {

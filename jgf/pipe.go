@@ -174,6 +174,9 @@ func (c *room) reserveVertices(b *builder, bt *batch, size int) {
 	if done := bt.first + len(bt.nodes); n > 0 && done > 0 {
 		per := max((bt.pos-bt.arrayStart)/done, 1)
 		est = max((size-bt.pos-edgeBytes*n)/(per+edgeBytes), n/4, 1024)
+		// never room for more than the document may create (a hostile
+		// document of tiny nodes then bulk would reserve for millions)
+		est = max(min(est, b.opts.maxVertices()-n), 0)
 		if !c.pathsSized {
 			b.g.ReservePaths(est)
 			c.pathsSized = true
