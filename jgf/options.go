@@ -1,11 +1,11 @@
 package jgf
 
 import (
-	"io"
 	"os"
 	"strconv"
 
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/boundedio"
 )
 
 // Defaults of the reader's limits: those of graph.ReadLimits, which the
@@ -128,20 +128,9 @@ func (o Options) readFile(path string) ([]byte, *Error) {
 		}
 		size += st.Size()
 	}
-	data := make([]byte, 0, min(size, max+1))
-	r := io.LimitReader(f, max+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := r.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fileErr(err)
-		}
+	data, err := boundedio.ReadAll(f, size, max)
+	if err != nil {
+		return nil, fileErr(err)
 	}
 	if int64(len(data)) > max {
 		return nil, o.inputLimitErr(int64(len(data)), true)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/boundedio"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/policy"
@@ -205,20 +206,9 @@ func readFile(path string) ([]byte, error) {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = min(fi.Size(), maxFileBytes) + 1
 	}
-	data := make([]byte, 0, max(size, 512))
-	r := io.LimitReader(f, maxFileBytes+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := r.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	data, err := boundedio.ReadAll(f, size, maxFileBytes)
+	if err != nil {
+		return nil, err
 	}
 	if int64(len(data)) > maxFileBytes {
 		return nil, fmt.Errorf("%s: more than %d bytes: %w", path, maxFileBytes, graph.ErrLimit)

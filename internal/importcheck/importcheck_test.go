@@ -14,7 +14,7 @@ const module = "github.com/gofluxion/gofluxion"
 // core packages whose production code may import only the standard
 // library and other stdlib-only packages of this module.
 var core = []string{"graph", "planner", "match", "policy", "jgf", "rv1", "emit", "grug", "picture",
-	"internal/introsort", "internal/idset", "internal/hostlist", "internal/jsonw"}
+	"internal/introsort", "internal/idset", "internal/hostlist", "internal/jsonw", "internal/boundedio"}
 
 func goCmd() string {
 	if p, err := exec.LookPath("go"); err == nil {
