@@ -53,14 +53,20 @@ var diffOps = map[randstream.Kind]Op{
 	randstream.Satisfiability:        Satisfiability,
 }
 
-func (t *diffTarget) Match(kind randstream.Kind, doc string, jobid uint64, now int64) (int64, string, error) {
-	js, ok := t.cache[doc]
-	if !ok {
-		var err error
-		js, err = jobspec.Parse([]byte(doc), knownTypes(t.g))
-		t.cache[doc], t.errs[doc] = js, err
+// parseCached parses doc once per target: later calls return the cached
+// jobspec or error.
+func parseCached(g *graph.Graph, js map[string]*jobspec.Jobspec, errs map[string]error, doc string) (*jobspec.Jobspec, error) {
+	if j, ok := js[doc]; ok {
+		return j, errs[doc]
 	}
-	if err := t.errs[doc]; err != nil {
+	j, err := jobspec.Parse([]byte(doc), knownTypes(g))
+	js[doc], errs[doc] = j, err
+	return j, err
+}
+
+func (t *diffTarget) Match(kind randstream.Kind, doc string, jobid uint64, now int64) (int64, string, error) {
+	js, err := parseCached(t.g, t.cache, t.errs, doc)
+	if err != nil {
 		return 0, "", err
 	}
 	t.matches++

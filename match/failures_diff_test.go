@@ -52,13 +52,8 @@ func newFailTarget(g *graph.Graph, m *Matcher) *failTarget {
 }
 
 func (t *failTarget) Match(kind randstream.Kind, doc string, jobid uint64, now int64) (int64, string, error) {
-	js, ok := t.js[doc]
-	if !ok {
-		var err error
-		js, err = jobspec.Parse([]byte(doc), knownTypes(t.g))
-		t.js[doc], t.errs[doc] = js, err
-	}
-	if err := t.errs[doc]; err != nil {
+	js, err := parseCached(t.g, t.js, t.errs, doc)
+	if err != nil {
 		return 0, "", err
 	}
 	t.matches++

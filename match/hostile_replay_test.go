@@ -8,7 +8,6 @@ import (
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/internal/randstream"
-	"github.com/gofluxion/gofluxion/jobspec"
 )
 
 // A hostile differential test of the replays under resource-query's
@@ -49,13 +48,8 @@ var hostileMatchOps = []Op{Allocate, Allocate, Allocate, AllocateOrElseReserve, 
 // With count it asks for Fluxion's visit counts first, as resource-query
 // -e does; the best-first walk's own counts are not Fluxion's.
 func hostileMatch(t *failTarget, op Op, doc string, jobid uint64, now int64, count bool) string {
-	js, ok := t.js[doc]
-	if !ok {
-		var err error
-		js, err = jobspec.Parse([]byte(doc), knownTypes(t.g))
-		t.js[doc], t.errs[doc] = js, err
-	}
-	if err := t.errs[doc]; err != nil {
+	js, err := parseCached(t.g, t.js, t.errs, doc)
+	if err != nil {
 		return fmt.Sprintf("jobspec: %v\n", err)
 	}
 	t.matches++
