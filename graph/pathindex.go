@@ -146,18 +146,13 @@ func (g *Graph) indexPath(p string, v VertexID, first bool, hint PathHint) {
 	if hint.x == x && hint.path != p {
 		hint = PathHint{} // looked up for another path: its hash is not p's
 	}
-	if hint.x == x && hint.stamp == x.stamp && hint.slot >= 0 {
+	// Only a first path can use its hint: indexing it moved the stamp, so
+	// the hints of a vertex's later paths are stale by then.
+	if first && hint.x == x && hint.stamp == x.stamp && hint.slot >= 0 && (x.used+1)*4 <= x.slots()*3 {
 		// p is in neither the map nor the table, whose slot hint.slot
 		// is the first empty one on its probe sequence.
-		if !first {
-			x.multi[p] = []VertexID{v}
-			x.stamp++
-			return
-		}
-		if (x.used+1)*4 <= x.slots()*3 {
-			g.fillSlot(int(hint.slot), hint.hash, v)
-			return
-		}
+		g.fillSlot(int(hint.slot), hint.hash, v)
+		return
 	}
 	x.stamp++
 	if l, ok := x.multi[p]; ok {
