@@ -107,6 +107,7 @@ func TestConformance(t *testing.T) {
 		{"upstream", filepath.Join(shared, "conformance"), "passing.txt"},
 		{"random", filepath.Join(shared, "conformance-random"), "random-passing.txt"},
 		{"ops", filepath.Join(shared, "conformance-ops"), "ops-passing.txt"},
+		{"flex", filepath.Join(shared, "conformance-flex"), "flex-passing.txt"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(c.corpus, "manifest.json")); err != nil {
