@@ -39,6 +39,15 @@ type typeShape struct {
 }
 
 func (m *Matcher) typeShape() *typeShape {
+	if m.shapeOf != nil && m.shapeG == m.g && m.shapeGen == m.g.Gen() && len(m.shapeOf.exist) == m.g.Types.Len() {
+		return m.shapeOf
+	}
+	s := m.buildTypeShape()
+	m.shapeOf, m.shapeG, m.shapeGen = s, m.g, m.g.Gen()
+	return s
+}
+
+func (m *Matcher) buildTypeShape() *typeShape {
 	nt := m.g.Types.Len()
 	s := &typeShape{g: m.g, exist: make([]bool, nt), direct: make([][]graph.TypeID, nt),
 		anyDirect: make([][]graph.TypeID, nt), parents: make([][]graph.TypeID, nt)}

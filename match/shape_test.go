@@ -136,3 +136,21 @@ func tree(l []*jobspec.Resource) string {
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }
+
+// The cached type structure follows the graph: a type added after the
+// first diagnosis is known to the next one.
+func TestShapeCacheFollowsGraph(t *testing.T) {
+	g := tinyGraph()
+	m := newMatcher(t, g, "first")
+	js := jobspec.New(time.Hour, jobspec.Res("node", 1, jobspec.Slot("s", 1, jobspec.Res("nic", 1))))
+	if p := m.ShapeProblems(js); len(p) != 1 || !strings.Contains(p[0].Msg, `no vertex of type "nic"`) {
+		t.Fatalf("before: %v", p)
+	}
+	node := g.ByType(g.Type("node"))[0]
+	nic := g.AddVertex(graph.Vertex{Type: g.Type("nic"), Rank: -1, ID: 0, Size: 1, Basename: "nic", Name: "nic0"})
+	g.AddEdge(node, nic, m.Dominant())
+	m.Forget() // the request tree was resolved when nic had no type number
+	if p := m.ShapeProblems(js); len(p) != 0 {
+		t.Errorf("after adding a nic under a node: %v", p)
+	}
+}
