@@ -154,8 +154,12 @@ func TestExplainEveryPath(t *testing.T) {
 		{"unknown inner type", nil, R("node", 1, S("t", 1, R("socket", 1, R("coore", 4)))), false, false, "capacity capacity unreached shape", `no vertex of type "coore"`},
 		{"deep slot", nil, R("node", 2, S("t", 1, R("core", 4))), false, false, "- shape -", "core sits under socket here, not directly under node"},
 		{"not direct", nil, R("node", 2, R("core", 4)), false, false, "capacity shape", "ask node→socket→core"},
-		{"slot nowhere", nil, R("cluster", 1, S("t", 1, R("core", 4))), false, false, "unreached shape unreached", "no cluster in this graph has core directly below it"},
+		{"slot nowhere", nil, R("cluster", 1, S("t", 1, R("core", 4))), false, false, "capacity shape unreached", "no cluster in this graph has core directly below it"},
 		{"nothing exclusive", nil, R("socket", 1, R("memory", 16)), false, false, "shape -", "takes nothing exclusively"},
+		{"all busy", func(m *gofluxion.Matcher) {
+			m.Match(gofluxion.Allocate, jobspec.New(time.Hour, S("t", 16, R("core", 16))), 0)
+		}, S("t", 1, R("core", 1)), false, true, "busy unreached", "needs 1 slot (with 1 core each): 0 found now, 256 when free"},
+		{"constraint", func(m *gofluxion.Matcher) {}, nil, false, false, "capacity unreached unreached unreached", "needs 1 node (with 1 socket, 1 core each): 0 found now, none even when free"},
 		{"down", func(m *gofluxion.Matcher) { m.SetRankStatus("0-7", false) }, R("node", 1, S("t", 1, R("socket", 1, R("core", 1)))), false, true, "busy unreached unreached unreached", "needs 1 node (with 1 socket, 1 core each): 0 found now, 8 when free"},
 	}
 	for _, c := range cases {
@@ -164,6 +168,10 @@ func TestExplainEveryPath(t *testing.T) {
 			c.setup(m)
 		}
 		js := jobspec.New(time.Hour, c.res)
+		if c.res == nil { // the constraint case: no node is named so
+			js = jobspec.New(time.Hour, R("node", 1, S("t", 1, R("socket", 1, R("core", 1)))))
+			js.Constraint = &jobspec.Constraint{Op: jobspec.OpHostlist, Values: []string{"gpu-node[0-9]"}}
+		}
 		e, err := m.Explain(js, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)

@@ -33,7 +33,7 @@ type Level struct {
 	// FoundNow is the most qualified candidates any one parent offered at
 	// the asked time, and FoundFree the same when everything is free;
 	// -1 when no parent got as far as counting them (a higher level failed:
-	// Reached is false).
+	// Reached is false). Top-level requests are always counted.
 	FoundNow, FoundFree int64
 	// Shape is set when the graph's shape keeps this level from ever being
 	// allocated, whatever is free: why, and a shape that works on this
@@ -140,6 +140,13 @@ func (e *Explanation) countReason() string {
 		}
 		return e.sentence(i) + "; " + e.sentence(pick)
 	}
+	// Nothing counted short: the first level the walk found nothing for
+	// (a top-level request whose every candidate is busy).
+	for i, l := range e.Levels {
+		if !l.Reached() {
+			return e.sentence(i)
+		}
+	}
 	return ""
 }
 
@@ -159,7 +166,7 @@ func (e *Explanation) sentence(i int) string {
 	if len(inner) > 0 {
 		fmt.Fprintf(&sb, " (with %s each)", strings.Join(inner, ", "))
 	}
-	now := "not reached now"
+	now := "none available now"
 	if l.Reached() {
 		now = fmt.Sprintf("%d found now", l.FoundNow)
 	}
@@ -242,6 +249,9 @@ func (m *Matcher) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
 			name := js[k].Type
 			p := fmt.Sprintf("%s%s[%d]", prefix, name, r.count.Min)
 			lv := Level{Path: p, Type: name, Depth: depth, Needed: int64(r.count.Min), FoundNow: -1, FoundFree: -1}
+			if depth == 0 { // the whole graph is the top level's one parent
+				lv.FoundNow, lv.FoundFree = 0, 0
+			}
 			if n, ok := now[r]; ok {
 				lv.FoundNow = n
 			}
