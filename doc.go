@@ -18,7 +18,10 @@
 // Time is a parameter, in seconds on the caller's own timeline: Match
 // books at now or, for AllocateOrElseReserve, reserves at the earliest
 // later time the request fits. Jobspecs come from YAML (ParseJobspec) or
-// from Go (jobspec.New), and are validated on every call.
+// from Go (jobspec.New), and are validated on every call. A request's
+// levels must follow the graph's containment; Matcher.JobspecFor writes
+// "N nodes, each with C cores, G gpus and M bytes" in the shape a graph
+// serves, and Satisfiable says why a request never fits and what would.
 //
 // Every error is an *Error matching exactly one of six sentinels: ErrBusy
 // (not now), ErrUnsatisfiable (never, even on an empty graph with

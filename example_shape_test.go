@@ -62,3 +62,21 @@ func ExampleMatcher_Satisfiable_shape() {
 	// gofluxion: satisfiable: the request can never be allocated: core sits under socket here, not directly under node, so a slot in a node is selected but never allocated: ask node→slot→socket→core, put the slot above the node (slot→node→socket→core), or mark the node exclusive
 	// node[2]/slot[1] shape
 }
+
+// Explain names a type the graph does not have, marks the level, and
+// prints no count for the levels below it, which were never reached.
+func ExampleMatcher_Explain_unknownType() {
+	m, _ := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+	js := jobspec.New(time.Hour, jobspec.Res("nodee", 1, jobspec.Slot("task", 1, jobspec.Res("core", 1))))
+	e, _ := m.Explain(js, 0)
+	for _, l := range e.Levels {
+		fmt.Println(l)
+	}
+	_, err := m.Match(gofluxion.Allocate, js, 0)
+	fmt.Println(errors.Is(err, gofluxion.ErrUnsatisfiable), err)
+	// Output:
+	// nodee[1]: needs 1, 0 found now, 0 when free (shape): the graph has no vertex of type "nodee" (its types: cluster, core, socket, gpu, node, rack, memory)
+	// nodee[1]/slot[1]: needs 1, not reached now (unreached)
+	// nodee[1]/slot[1]/core[1]: needs 1, not reached now (unreached)
+	// true gofluxion: match: the request can never be allocated: the graph has no vertex of type "nodee" (its types: cluster, core, socket, gpu, node, rack, memory)
+}
