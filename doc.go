@@ -18,11 +18,16 @@
 // Time is a parameter, in seconds on the caller's own timeline: Match
 // books at now or, for AllocateOrElseReserve, reserves at the earliest
 // later time the request fits. Jobspecs come from YAML (ParseJobspec) or
-// from Go (jobspec.New), and are validated on every call.
+// from Go (jobspec.New), and are validated on every call. A request's
+// levels must follow the graph's containment; Matcher.JobspecFor writes
+// "N nodes, each with C cores, G gpus and M bytes" in the shape a graph
+// serves, and Satisfiable says why a request never fits and what would.
 //
-// Every error is an *Error matching exactly one sentinel: ErrBusy (not
-// now), ErrUnsatisfiable (never, even on an empty graph with everything
-// up), ErrInvalid, ErrNotFound, ErrExists or ErrSnapshot. Explain says
+// Every error is an *Error matching exactly one of six sentinels: ErrBusy
+// (not now), ErrUnsatisfiable (never, even on an empty graph with
+// everything up), ErrInvalid, ErrNotFound, ErrExists or ErrSnapshot. An
+// input refused for exceeding a limit also matches ErrLimit, which refines
+// ErrInvalid. Explain says
 // which level of the request falls short and by how much; Allocation.Nodes,
 // Allocation.ByNode and Matcher.Usage answer "where" and "how much"
 // without parsing text; WriteDOT and WriteGraphML draw the schedule.
@@ -30,8 +35,9 @@
 // Where the package deliberately differs from Fluxion (whose behaviour
 // resource-query and reapi/fluxcli keep): failures are classified by
 // whether the request could fit an empty graph, not by Fluxion's errno;
-// Satisfiable rejects requests that take nothing exclusively, which no
-// booking op ever allocates; WithoutAllocating changes nothing, not even
+// Satisfiable rejects requests Fluxion selects but never allocates (that
+// take nothing exclusively, or whose slot sits a level above its
+// contents), naming the cause and a shape that works; WithoutAllocating changes nothing, not even
 // the candidate order of dynamic policies; attached nodes count as up;
 // Remove and RemoveRanks release what jobs hold in the removed subgraph
 // (ending the jobs left holding nothing) and take whole subgraphs; a

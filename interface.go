@@ -12,8 +12,12 @@ import (
 // switches between a matcher in its own process, one in another process
 // and a replicated one by changing the constructor:
 //
-//	var m gofluxion.Interface = matcher                 // in process
-//	var m gofluxion.Interface = client.Dial(ctx, addrs) // remote (see the service module)
+//	var m gofluxion.Interface
+//	m, err = gofluxion.New(g, gofluxion.Options{})                 // in process
+//	m, err = client.Dial([]string{"a:7070", "b:7070", "c:7070"}) // remote (service/client)
+//
+// (client.Dial(addrs []string, opts ...client.Options) returns a
+// *client.Client, which implements Interface.)
 //
 // Operations take their time as a parameter (seconds), so the same calls
 // in the same order give the same decisions wherever the matcher runs.

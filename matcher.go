@@ -408,9 +408,14 @@ func (x *Matcher) recordStat(d time.Duration) {
 // Satisfiable reports whether js could ever be allocated on this graph
 // (ignoring what is booked and what is down): nil, or an error matching
 // ErrUnsatisfiable (or ErrInvalid for a bad request). Unlike Fluxion's
-// satisfiability op, it also rejects requests whose selection takes
-// nothing exclusively (a bare "core: 1", without a slot or "exclusive:
-// true"), which no booking op ever allocates.
+// satisfiability op, it also rejects the requests Fluxion selects but
+// never allocates, saying why and which shape works on this graph: those
+// that take nothing exclusively (a bare "core: 1", without a slot or
+// "exclusive: true"), and those whose slot holds types that sit a level
+// below the slot's parent ("node→slot→core" where cores sit under
+// sockets: ask node→slot→socket→core). The same message names a type the
+// graph lacks or a level that skips one. JobspecFor writes requests in the
+// shape a graph serves.
 func (x *Matcher) Satisfiable(js *jobspec.Jobspec) error {
 	if err := checkRequest("satisfiable", js); err != nil {
 		return err

@@ -16,9 +16,17 @@ import (
 // not influence matching. New does not validate: Validate does, and the
 // matchers call it.
 //
+// The levels must follow the graph's containment: on a graph whose nodes
+// hold their cores and gpus in sockets (as the demo graph's do), ask
+//
 //	js := jobspec.New(time.Hour,
 //		jobspec.Res("node", 2,
-//			jobspec.Slot("task", 1, jobspec.Res("core", 4), jobspec.Res("gpu", 1))))
+//			jobspec.Slot("task", 1,
+//				jobspec.Res("socket", 1, jobspec.Res("core", 4), jobspec.Res("gpu", 1)))))
+//
+// and drop the socket level on one whose nodes hold them directly; Fluxion
+// never allocates a slot whose contents sit a level below its node.
+// gofluxion's Matcher.JobspecFor writes the right shape for a graph.
 func New(d time.Duration, resources ...*Resource) *Jobspec {
 	label := firstSlotLabel(resources, 0)
 	if label == "" {
@@ -75,6 +83,49 @@ func (r *Resource) Exclusively() *Resource {
 func (r *Resource) Between(min, max uint32) *Resource {
 	r.Count = Count{Min: min, Max: max, Operator: '+', Operand: 1}
 	return r
+}
+
+// Shape writes the resource tree in one line, as resource-query's
+// documentation does: "node[2]->slot[1]->socket[1]->{core[4],gpu[1]}", with
+// "!" after an exclusive level and min-max for a range.
+func (js *Jobspec) Shape() string {
+	var b bytes.Buffer
+	shapeList(&b, js.Resources, 0)
+	return b.String()
+}
+
+func shapeList(b *bytes.Buffer, l []*Resource, depth int) {
+	if depth > MaxDepth {
+		b.WriteString("…")
+		return
+	}
+	if len(l) > 1 {
+		b.WriteByte('{')
+	}
+	for i, r := range l {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if r == nil {
+			b.WriteString("nil")
+			continue
+		}
+		if r.Count.Max > r.Count.Min {
+			fmt.Fprintf(b, "%s[%d-%d]", r.Type, r.Count.Min, r.Count.Max)
+		} else {
+			fmt.Fprintf(b, "%s[%d]", r.Type, r.Count.Min)
+		}
+		if r.Exclusive == ExclusiveTrue {
+			b.WriteByte('!')
+		}
+		if len(r.With) > 0 {
+			b.WriteString("->")
+			shapeList(b, r.With, depth+1)
+		}
+	}
+	if len(l) > 1 {
+		b.WriteByte('}')
+	}
 }
 
 // YAML renders the jobspec as a canonical jobspec V1 document that Parse

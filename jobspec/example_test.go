@@ -138,3 +138,15 @@ func ExampleNew() {
 	//       per_slot: 1
 	// resources[0].with[0].count.min: "min" must be greater than zero
 }
+
+func ExampleJobspec_Shape() {
+	js := jobspec.New(time.Hour,
+		jobspec.Res("node", 2,
+			jobspec.Slot("task", 1,
+				jobspec.Res("socket", 1, jobspec.Res("core", 4), jobspec.Res("gpu", 1)))))
+	fmt.Println(js.Shape())
+	fmt.Println(jobspec.New(0, jobspec.Res("node", 1, jobspec.Res("core", 2).Between(2, 4)).Exclusively()).Shape())
+	// Output:
+	// node[2]->slot[1]->socket[1]->{core[4],gpu[1]}
+	// node[1]!->core[2-4]
+}

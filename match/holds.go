@@ -111,6 +111,9 @@ func (m *Matcher) Feasible(js *jobspec.Jobspec) error {
 	m.cur.atype, m.cur.at = atSatisfiability, m.farFuture()
 	defer m.resetColors()
 	if m.selectAt() != 0 {
+		if p := m.shapeProblems(c, js); len(p) > 0 {
+			return &Error{Op: "match", Errno: ENODEV, Msg: p[0].Msg}
+		}
 		return &Error{Op: "match", Errno: ENODEV}
 	}
 	m.cur.atype = atNone
@@ -118,7 +121,22 @@ func (m *Matcher) Feasible(js *jobspec.Jobspec) error {
 	rc := m.update(emit.Discard, false)
 	m.probe = false
 	if rc != 0 {
-		return &Error{Op: "match", Errno: ENODEV, Msg: "the selection takes nothing exclusively (put the request in a slot or mark it exclusive)"}
+		if p := m.neverBooked(c, js); len(p) > 0 {
+			return &Error{Op: "match", Errno: ENODEV, Msg: p[0].Msg}
+		}
+		return &Error{Op: "match", Errno: ENODEV, Msg: "the selection books nothing (Fluxion selects it but never allocates it)"}
 	}
 	return nil
+}
+
+// bookable reports whether a request tree has a slot or a level marked
+// exclusive: without either, and without a policy's exclusive type, a
+// selection books nothing.
+func bookable(rs []*req) bool {
+	for _, r := range rs {
+		if r.typ == graph.TypeSlot || r.typ == graph.TypeXorSlot || r.exclusive() || bookable(r.with) {
+			return true
+		}
+	}
+	return false
 }

@@ -289,8 +289,13 @@ type scratch struct {
 	work    workspace
 	reqc    reqCache
 	explain *explainRec // non-nil while Explain collects counts
-	static  bool        // Explain: visit every candidate (no dynamic order)
-	probe   bool        // Explain: an update walk that changes nothing
+	// shapeOf caches the graph's type structure for the shape diagnosis,
+	// valid while the graph and its generation are shapeG and shapeGen.
+	shapeOf  *typeShape
+	shapeG   *graph.Graph
+	shapeGen uint64
+	static   bool // Explain: visit every candidate (no dynamic order)
+	probe    bool // Explain: an update walk that changes nothing
 
 	// exhaustive selects the reference walk (tests, visit counting); fast
 	// is set while a best-first selection runs (best.go).

@@ -1,0 +1,245 @@
+package gofluxion
+
+import (
+	"math"
+	"time"
+
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jobspec"
+)
+
+// NodeRequest is what a job means in a user's words: Nodes nodes, each
+// with Cores cores, GPUs gpus and MemoryBytes bytes of memory, for
+// Duration (zero: the graph's whole window). Exclusive asks for whole
+// nodes (with at least the amounts given, which may then all be zero).
+type NodeRequest struct {
+	Nodes       int
+	Cores, GPUs int
+	MemoryBytes uint64
+	Exclusive   bool
+	Duration    time.Duration
+}
+
+// memoryUnits converts a memory vertex's unit label to bytes (binary
+// multiples, as hwloc and Flux's GB mean).
+var memoryUnits = map[string]uint64{
+	"B": 1, "KB": 1 << 10, "KiB": 1 << 10, "MB": 1 << 20, "MiB": 1 << 20,
+	"GB": 1 << 30, "GiB": 1 << 30, "TB": 1 << 40, "TiB": 1 << 40,
+}
+
+// JobspecFor writes r as a jobspec in the shape this graph can serve.
+// Fluxion matches a request's levels only along the graph's containment
+// and never books a slot that sits one level below its node (see
+// Satisfiable), so "2 nodes with 4 cores each" must be written
+// node→slot→socket→core on a graph whose cores sit under sockets, and
+// node→slot→core on one whose cores sit under nodes. JobspecFor reads
+// where cores, gpus and memory sit below a node and writes the levels in
+// between, splitting each amount evenly over as few of them as can hold
+// it (socket[2]→core[3] for 6 cores when one socket holds fewer than 6).
+// An amount that does not split evenly is rounded up (7 cores over two
+// sockets are 4 in each), and memory is counted in the graph's memory
+// vertices' unit, rounded up, and taken in whole vertices (spec: slot
+// contents are whole vertices).
+//
+// The result is checked with Satisfiable: an error matching
+// ErrUnsatisfiable says the graph can never hold it, ErrInvalid that r is
+// malformed or the graph has no nodes.
+func (x *Matcher) JobspecFor(r NodeRequest) (*jobspec.Jobspec, error) {
+	const op = "jobspec for"
+	if r.Nodes <= 0 || r.Nodes > math.MaxUint32 || r.Cores < 0 || r.GPUs < 0 || r.Cores > math.MaxUint32 || r.GPUs > math.MaxUint32 || r.Duration < 0 {
+		return nil, invalidf(op, "nodes %d, cores %d, gpus %d, duration %v: want nodes in 1…%d, counts in 0…%d and a duration ≥ 0",
+			r.Nodes, r.Cores, r.GPUs, r.Duration, math.MaxUint32, math.MaxUint32)
+	}
+	if r.Cores == 0 && r.GPUs == 0 && r.MemoryBytes == 0 && !r.Exclusive {
+		return nil, invalidf(op, "nothing asked: give cores, gpus or memory per node, or ask for whole nodes (Exclusive)")
+	}
+	x.mu.RLock()
+	res, err := x.nodeShape(r)
+	x.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	js := jobspec.New(r.Duration, res)
+	if err := x.Satisfiable(js); err != nil {
+		return nil, err
+	}
+	return js, nil
+}
+
+// nodeShape builds the node level of r. The caller holds the read lock.
+func (x *Matcher) nodeShape(r NodeRequest) (*jobspec.Resource, error) {
+	const op = "jobspec for"
+	g, dom := x.m.Graph(), x.m.Dominant()
+	nodeT, ok := g.Types.Lookup("node")
+	var nodes []graph.VertexID
+	if ok {
+		nodes = g.ByType(graph.TypeID(nodeT))
+	}
+	if len(nodes) == 0 {
+		return nil, invalidf(op, "the graph has no vertices of type node")
+	}
+	want := map[string]uint64{}
+	if r.Cores > 0 {
+		want["core"] = uint64(r.Cores)
+	}
+	if r.GPUs > 0 {
+		want["gpu"] = uint64(r.GPUs)
+	}
+	if r.MemoryBytes > 0 {
+		unit, err := memoryUnit(g)
+		if err != nil {
+			return nil, err
+		}
+		want["memory"] = (r.MemoryBytes + unit - 1) / unit
+		if want["memory"] > math.MaxUint32 {
+			return nil, invalidf(op, "memory %d bytes is more than %d units of the graph's memory", r.MemoryBytes, math.MaxUint32)
+		}
+	}
+	// The first node that holds the amounts is the model of the shape.
+	var model graph.VertexID = graph.NoVertex
+	best := map[string]uint64{}
+	for _, n := range nodes {
+		have := subtreeSizes(g, dom, n)
+		fits := true
+		for t, a := range want {
+			best[t] = max(best[t], have[t])
+			if have[t] < a {
+				fits = false
+			}
+		}
+		if fits {
+			model = n
+			break
+		}
+	}
+	if model == graph.NoVertex {
+		for _, t := range []string{"core", "gpu", "memory"} {
+			if a, ok := want[t]; ok && best[t] < a {
+				what := map[string]string{"core": "cores", "gpu": "gpus", "memory": "units of memory"}[t]
+				return nil, newError(op, ErrUnsatisfiable, nil, "no node in this graph has %d %s (the most one has is %d)", a, what, best[t])
+			}
+		}
+	}
+	var with []*jobspec.Resource
+	for _, t := range []string{"core", "gpu", "memory"} {
+		if a, ok := want[t]; ok {
+			with = mergeLevel(with, split(g, dom, model, t, a))
+		}
+	}
+	var node *jobspec.Resource
+	if len(with) == 0 {
+		node = jobspec.Res("node", uint32(r.Nodes))
+	} else {
+		node = jobspec.Res("node", uint32(r.Nodes), jobspec.Slot("task", 1, with...))
+	}
+	if r.Exclusive {
+		node.Exclusively()
+	}
+	return node, nil
+}
+
+// memoryUnit returns the bytes in one unit of the graph's memory vertices.
+func memoryUnit(g *graph.Graph) (uint64, error) {
+	t, ok := g.Types.Lookup("memory")
+	if !ok || len(g.ByType(graph.TypeID(t))) == 0 {
+		return 0, newError("jobspec for", ErrUnsatisfiable, nil, "the graph has no memory vertices")
+	}
+	u := g.V(g.ByType(graph.TypeID(t))[0]).Unit()
+	b, ok := memoryUnits[u]
+	if !ok {
+		return 0, invalidf("jobspec for", "the graph's memory vertices have unit %q, which is not one of B, KB, MB, GB, TB (or KiB…TiB)", u)
+	}
+	return b, nil
+}
+
+// subtreeSizes sums the sizes of each type below v (dominant subsystem).
+func subtreeSizes(g *graph.Graph, dom graph.SubsystemID, v graph.VertexID) map[string]uint64 {
+	out := map[string]uint64{}
+	var walk func(u graph.VertexID, depth int)
+	walk = func(u graph.VertexID, depth int) {
+		if depth > graph.DefaultMaxDepth {
+			return
+		}
+		for _, h := range g.Out(u) {
+			if h.Subsystem != dom {
+				continue
+			}
+			c := h.Other
+			out[g.TypeName(c)] += uint64(max(g.V(c).Size, 0))
+			walk(c, depth+1)
+		}
+	}
+	walk(v, 0)
+	return out
+}
+
+// split writes amount a of type t below vertex v: directly when t sits
+// under v, else through the child type that leads to t, over as few of
+// those children as can hold their even share.
+func split(g *graph.Graph, dom graph.SubsystemID, v graph.VertexID, t string, a uint64) *jobspec.Resource {
+	// The children of v that hold t, by type, in creation order.
+	var holders []graph.VertexID
+	for _, h := range g.Out(v) {
+		if h.Subsystem != dom {
+			continue
+		}
+		if g.TypeName(h.Other) == t {
+			return jobspec.Res(t, uint32(a))
+		}
+		if subtreeSizes(g, dom, h.Other)[t] > 0 {
+			holders = append(holders, h.Other)
+		}
+	}
+	if len(holders) == 0 {
+		return jobspec.Res(t, uint32(a))
+	}
+	ct := g.TypeName(holders[0])
+	var same []graph.VertexID
+	for _, c := range holders {
+		if g.TypeName(c) == ct {
+			same = append(same, c)
+		}
+	}
+	// Fewest children whose even share fits the smallest of them.
+	least := subtreeSizes(g, dom, same[0])[t]
+	for _, c := range same[1:] {
+		least = min(least, subtreeSizes(g, dom, c)[t])
+	}
+	k := uint64(len(same))
+	for i := uint64(1); i <= uint64(len(same)); i++ {
+		if (a+i-1)/i <= least {
+			k = i
+			break
+		}
+	}
+	share := (a + k - 1) / k
+	return jobspec.Res(ct, uint32(k), split(g, dom, same[0], t, share))
+}
+
+// mergeLevel adds r to a level, merging it into a sibling of the same type
+// and count (cores and gpus both under socket[1] become one socket[1]
+// holding both), so siblings never repeat a type, which Fluxion refuses.
+func mergeLevel(level []*jobspec.Resource, r *jobspec.Resource) []*jobspec.Resource {
+	for _, o := range level {
+		if o.Type == r.Type && len(o.With) > 0 && len(r.With) > 0 {
+			if o.Count.Min < r.Count.Min {
+				// The larger spread wins: re-split o's contents over it.
+				for _, w := range o.With {
+					w.Count = jobspec.Fixed(uint32(ceilDiv(uint64(w.Count.Min)*uint64(o.Count.Min), uint64(r.Count.Min))))
+				}
+				o.Count = r.Count
+			} else if o.Count.Min > r.Count.Min {
+				for _, w := range r.With {
+					w.Count = jobspec.Fixed(uint32(ceilDiv(uint64(w.Count.Min)*uint64(r.Count.Min), uint64(o.Count.Min))))
+				}
+			}
+			for _, w := range r.With {
+				o.With = mergeLevel(o.With, w)
+			}
+			return level
+		}
+	}
+	return append(level, r)
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
