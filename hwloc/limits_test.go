@@ -3,6 +3,7 @@ package hwloc
 import (
 	"errors"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,5 +122,27 @@ func TestHwlocInputSizeBounded(t *testing.T) {
 	wantError(t, g, err, 0, "(graph.ReadLimits.MaxInputBytes)")
 	if _, err := ReadLimited([]byte(v2Doc), "", graph.ReadLimits{MaxInputBytes: int64(len(v2Doc))}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGroupKindsBounded: each Group kind is a level type of its own, kept
+// in a 64-bit set; a document with more kinds than fit is refused.
+func TestGroupKindsBounded(t *testing.T) {
+	doc := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`<topology version="2.0"><object type="Machine" cpuset="0x1"><info name="HostName" value="h1"/>`)
+		for i := range n {
+			b.WriteString("\n" + `<object type="Group" cpuset="0x1" kind="` + strconv.Itoa(i) + `"/>`)
+		}
+		b.WriteString(`<object type="Core" cpuset="0x1"/></object></topology>`)
+		return b.String()
+	}
+	if _, err := Read([]byte(doc(maxGroupKinds)), ""); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Read([]byte(doc(maxGroupKinds+1)), "")
+	var he *Error
+	if g != nil || !errors.As(err, &he) || !strings.Contains(he.Reason, "more than 43 distinct Group kinds") || he.Line != maxGroupKinds+2 {
+		t.Errorf("got %v, %v", g, err)
 	}
 }
