@@ -111,7 +111,7 @@ type object struct {
 	cacheSize uint64 // bytes
 	infos     []info
 
-	cpuset    string // normalized (see normCpuset); "" when absent
+	cpuset    string // as written; "" when absent (compare with sameSet)
 	nodeset   string // likewise
 	groupKind string // Group kind and subkind attributes (hwloc 2 XML)
 	dontMerge bool   // Group dont_merge attribute
@@ -322,9 +322,9 @@ func newObject(t xml.StartElement, line int) (*object, error) {
 			n, err = num(a)
 			cacheType = int64(min(n, 1<<62))
 		case "cpuset":
-			o.cpuset = normCpuset(a.Value)
+			o.cpuset = a.Value
 		case "nodeset":
-			o.nodeset = normCpuset(a.Value)
+			o.nodeset = a.Value
 		case "kind", "subkind":
 			o.groupKind += a.Name.Local + "=" + a.Value + ";"
 		case "dont_merge":
@@ -392,7 +392,7 @@ func (o *object) classify() {
 			}
 			normal, io, misc := k.normal, k.io, k.misc
 			k.normal, k.io, k.misc = nil, nil, nil
-			if k.cpuset == o.cpuset {
+			if sameSet(k.cpuset, o.cpuset) {
 				o.normal = append(o.normal, normal...)
 				o.memory = append(o.memory, k)
 				o.io = append(o.io, io...)
@@ -404,6 +404,22 @@ func (o *object) classify() {
 			o.normal = append(o.normal, g)
 		}
 	}
+}
+
+// sameSet reports whether two hwloc bitmap strings name the same set.
+func sameSet(a, b string) bool { return a == b || normCpuset(a) == normCpuset(b) }
+
+// zeroSet reports whether a bitmap string is present and has no bit set.
+func zeroSet(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	for w := range strings.SplitSeq(strings.ToLower(s), ",") {
+		if strings.Trim(strings.TrimPrefix(strings.TrimSpace(w), "0x"), "0") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // normCpuset normalizes an hwloc bitmap string ("0x000000ff,0x0000ff00":

@@ -1,9 +1,6 @@
 package hwloc
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // This file turns the parsed tree into the topology hwloc 2 builds when it
 // loads the XML with the type filters Fluxion's reader sees (spec
@@ -202,7 +199,7 @@ func (o *object) empty() bool {
 	if o.kind.class() == classMemory {
 		set = o.nodeset
 	}
-	return set != "" && strings.Trim(set, "0,") == ""
+	return zeroSet(set)
 }
 
 func (o *object) dropped() bool {
