@@ -114,7 +114,6 @@ type object struct {
 	cpuset    string // as written; "" when absent (compare with sameSet)
 	nodeset   string // likewise
 	groupKind string // Group kind and subkind attributes (hwloc 2 XML)
-	dontMerge bool   // Group dont_merge attribute
 
 	raw                      []*object // children in document order, until the end tag
 	normal, memory, io, misc []*object
@@ -327,8 +326,6 @@ func newObject(t xml.StartElement, line int) (*object, error) {
 			o.nodeset = a.Value
 		case "kind", "subkind":
 			o.groupKind += a.Name.Local + "=" + a.Value + ";"
-		case "dont_merge":
-			o.dontMerge = strings.TrimSpace(a.Value) != "" && strings.TrimSpace(a.Value) != "0"
 		}
 		if err != nil {
 			return nil, err

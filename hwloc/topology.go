@@ -270,8 +270,8 @@ func mergeLevels(levels [][]*object) {
 	for i := len(levels) - 1; i > 0; i-- {
 		parents, children := levels[i-1], levels[i]
 		k1, k2 := parents[0].kind, children[0].kind
-		replaceParent := k1.keepStructure() && !dontMerge(parents) && parents[0].parent != nil
-		replaceChild := k2.keepStructure() && !dontMerge(children)
+		replaceParent := k1.keepStructure() && parents[0].parent != nil
+		replaceChild := k2.keepStructure()
 		if !replaceParent && !replaceChild {
 			continue
 		}
@@ -337,16 +337,4 @@ func adopt(dst, from *object) {
 	dst.memory = append(dst.memory, from.memory...)
 	dst.io = append(dst.io, from.io...)
 	dst.misc = append(dst.misc, from.misc...)
-}
-
-func dontMerge(level []*object) bool {
-	if level[0].kind != kGroup {
-		return false
-	}
-	for _, o := range level {
-		if o.dontMerge {
-			return true
-		}
-	}
-	return false
 }
