@@ -136,10 +136,6 @@ func (o *object) info(name string) (string, bool) {
 	return "", false
 }
 
-func (o *object) hasNonMemoryChildren() bool {
-	return len(o.normal) > 0 || len(o.io) > 0 || len(o.misc) > 0
-}
-
 // parse reads an hwloc XML document and returns a virtual object whose
 // children are the topology's root object(s), classified as usual. It
 // fails when the document has more than l.MaxVertices objects or nests
