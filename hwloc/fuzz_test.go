@@ -2,6 +2,8 @@ package hwloc
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,6 +27,14 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(nestedGroups(40)), "")
 	f.Add([]byte(`<topology><object type="Machine"><info name="HostName" value="`+strings.Repeat("h", 4096)+`"/>`+
 		strings.Repeat(`<object type="PU"/>`, 300)+"</object></topology>"), "")
+	// the rule fixtures (cpusets, v1 NUMA nodes, caches and groups that
+	// hwloc merges away, DMA devices)
+	files, _ := filepath.Glob("testdata/rules/*.xml")
+	for i, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data, [...]string{"", "cluster,node,socket,L3cache,core,gpu,storage", "cluster,group,numanode,L2cache,pu"}[i%3])
+		}
+	}
 	lim := graph.ReadLimits{MaxVertices: 5000, MaxDepth: 32, MaxPathBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, data []byte, allowlist string) {
 		g, err := ReadLimited(data, allowlist, lim)

@@ -86,11 +86,13 @@ func TestReadV2(t *testing.T) {
 		{h, "node", "fake", 7, 1, ""},
 		{s, "socket", "socket", 0, 1, ""},
 		{s + "/L2cache0", "cache", "L2cache", 0, 1024, ""},
-		{s + "/L2cache0/L1cache0", "cache", "L1cache", 0, 32, ""},
-		// The L1i cache is not represented: core0 hangs below L1cache0.
-		{s + "/L2cache0/L1cache0/core0", "core", "core", 0, 1, ""},
-		{s + "/L2cache0/L1cache0/core0/pu0", "pu", "pu", 0, 1, ""},
-		{s + "/L2cache0/L1cache0/core0/pu1", "pu", "pu", 1, 1, ""},
+		// The L1i cache is dropped; the L1 cache level then adds no
+		// structure below the L2 level (one L1 for each L2 and the only
+		// child of it), so hwloc merges it away: core0 hangs below
+		// L2cache0.
+		{s + "/L2cache0/core0", "core", "core", 0, 1, ""},
+		{s + "/L2cache0/core0/pu0", "pu", "pu", 0, 1, ""},
+		{s + "/L2cache0/core0/pu1", "pu", "pu", 1, 1, ""},
 		// The Die is skipped, core1 attaches to the socket.
 		{s + "/core1", "core", "core", 1, 1, ""},
 		{s + "/core1/pu2", "pu", "pu", 2, 1, ""},
@@ -136,7 +138,7 @@ func TestAllowlist(t *testing.T) {
 		{"cluster,nodecluster,core", []string{"/cluster0", "/cluster0/core0", "/cluster0/core1"}},
 		// The cluster root is created whatever the allowlist.
 		{"core", []string{"/cluster0", "/cluster0/core0", "/cluster0/core1"}},
-		{",,", nil}, // no type named: everything (16 vertices)
+		{",,", nil}, // no type named: everything (15 vertices)
 	} {
 		g, err := Read([]byte(v2Doc), c.allow)
 		if err != nil {
@@ -148,8 +150,8 @@ func TestAllowlist(t *testing.T) {
 			got = append(got, f.path)
 		}
 		if c.want == nil {
-			if len(got) != 16 {
-				t.Errorf("%q: %d vertices, want 16", c.allow, len(got))
+			if len(got) != 15 {
+				t.Errorf("%q: %d vertices, want 15", c.allow, len(got))
 			}
 			continue
 		}
@@ -159,41 +161,54 @@ func TestAllowlist(t *testing.T) {
 	}
 }
 
-// TestV1NUMA checks how hwloc 1.x NUMA nodes with children become memory
-// children.
+// TestV1NUMA checks how hwloc 1.x NUMA nodes, which hold normal objects,
+// become memory children as hwloc 2 imports them (cpusets decide).
 func TestV1NUMA(t *testing.T) {
-	core := func(n string) string { return `<object type="Core" os_index="` + n + `"/>` }
-	doc := func(body string) string {
-		return `<topology><object type="Machine"><info name="HostName" value="h"/>` + body + `</object></topology>`
+	obj := func(typ, cpuset, body string) string {
+		return `<object type="` + typ + `" cpuset="` + cpuset + `">` + body + `</object>`
 	}
+	core := func(cpuset string) string { return obj("Core", cpuset, "") }
+	numa := func(cpuset, nodeset, body string) string {
+		return `<object type="NUMANode" cpuset="` + cpuset + `" nodeset="` + nodeset + `">` + body + `</object>`
+	}
+	doc := func(body string) string {
+		return `<topology><object type="Machine" cpuset="0xf"><info name="HostName" value="h"/>` + body + `</object></topology>`
+	}
+	disk := `<object type="OSDev" name="nvme0n1" osdev_type="0"><info name="Size" value="1000000"/></object>`
 	for _, c := range []struct {
 		name, body string
 		want       []string
 	}{
-		{"one child takes the node", `
-			<object type="NUMANode" os_index="0"><object type="Socket">` + core("0") + `</object></object>
-			<object type="NUMANode" os_index="1"><object type="Socket">` + core("1") + `</object></object>`,
+		{"a node per socket: the groups made for them merge into the sockets", numa("0x3", "0x1", obj("Socket", "0x3", core("0x1")+core("0x2"))) +
+			numa("0xc", "0x2", obj("Socket", "0xc", core("0x4")+core("0x8"))+disk),
 			[]string{"/cluster0", "/cluster0/h",
-				"/cluster0/h/socket0", "/cluster0/h/socket0/core0", "/cluster0/h/socket0/numanode0",
-				"/cluster0/h/socket1", "/cluster0/h/socket1/core1", "/cluster0/h/socket1/numanode1"}},
-		{"only child is spliced into the parent", `
-			<object type="NUMANode"><object type="Socket">` + core("0") + `</object>
-			<object type="Socket">` + core("1") + `</object></object>`,
+				"/cluster0/h/socket0", "/cluster0/h/socket0/core0", "/cluster0/h/socket0/core1", "/cluster0/h/socket0/numanode0",
+				"/cluster0/h/socket1", "/cluster0/h/socket1/core2", "/cluster0/h/socket1/core3", "/cluster0/h/socket1/numanode1",
+				"/cluster0/h/socket1/storage0"}},
+		{"the machine's cpuset: spliced into the machine", numa("0xf", "0x1", obj("Socket", "0x3", core("0x1")+core("0x2"))+
+			obj("Socket", "0xc", core("0x4")+core("0x8"))),
 			[]string{"/cluster0", "/cluster0/h",
-				"/cluster0/h/socket0", "/cluster0/h/socket0/core0",
-				"/cluster0/h/socket1", "/cluster0/h/socket1/core1", "/cluster0/h/numanode0"}},
-		{"several children and siblings: a group", `<object type="Package">
-			<object type="NUMANode">` + core("0") + core("1") + `
-			  <object type="OSDev" name="nvme0n1" osdev_type="0"><info name="Size" value="1000000"/></object>
-			</object>
-			<object type="NUMANode">` + core("2") + core("3") + `</object></object>`,
+				"/cluster0/h/socket0", "/cluster0/h/socket0/core0", "/cluster0/h/socket0/core1",
+				"/cluster0/h/socket1", "/cluster0/h/socket1/core2", "/cluster0/h/socket1/core3", "/cluster0/h/numanode0"}},
+		{"a node and a socket beside it: the group stays", numa("0x3", "0x1", obj("Socket", "0x3", core("0x1")+core("0x2"))) +
+			obj("Socket", "0xc", core("0x4")+core("0x8")),
+			[]string{"/cluster0", "/cluster0/h", "/cluster0/h/group0",
+				"/cluster0/h/group0/socket0", "/cluster0/h/group0/socket0/core0", "/cluster0/h/group0/socket0/core1",
+				"/cluster0/h/group0/numanode0",
+				"/cluster0/h/socket1", "/cluster0/h/socket1/core2", "/cluster0/h/socket1/core3"}},
+		{"nodes holding cores: groups", obj("Package", "0xf", numa("0x3", "0x1", core("0x1")+core("0x2")+disk)+
+			numa("0xc", "0x2", core("0x4")+core("0x8"))),
 			[]string{"/cluster0", "/cluster0/h", "/cluster0/h/socket0",
 				"/cluster0/h/socket0/group0", "/cluster0/h/socket0/group0/core0", "/cluster0/h/socket0/group0/core1",
 				"/cluster0/h/socket0/group0/numanode0", "/cluster0/h/socket0/group0/storage0",
 				"/cluster0/h/socket0/group1", "/cluster0/h/socket0/group1/core2", "/cluster0/h/socket0/group1/core3",
 				"/cluster0/h/socket0/group1/numanode1"}},
-		{"childless node stays a leaf", `<object type="NUMANode"/>` + core("0"),
+		{"childless node with the machine's cpuset stays a leaf", numa("0xf", "0x1", "") + core("0xf"),
 			[]string{"/cluster0", "/cluster0/h", "/cluster0/h/core0", "/cluster0/h/numanode0"}},
+		{"CPU-less nodes get their own groups; empty ones go", obj("Socket", "0xf", core("0x3")+core("0xc")) +
+			numa("0x0", "0x1", "") + numa("0x0", "0x2", obj("Group", "0x0", "")) + numa("0x0", "0x0", ""),
+			[]string{"/cluster0", "/cluster0/h", "/cluster0/h/socket0", "/cluster0/h/socket0/core0", "/cluster0/h/socket0/core1",
+				"/cluster0/h/group0", "/cluster0/h/group0/numanode0", "/cluster0/h/group1", "/cluster0/h/group1/numanode1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g, err := Read([]byte(doc(c.body)), "")
@@ -213,13 +228,20 @@ func TestV1NUMA(t *testing.T) {
 }
 
 func TestV1Caches(t *testing.T) {
-	doc := `<topology><object type="Machine"><info name="HostName" value="n"/>
-	  <object type="Cache" cache_size="8388608" depth="3" cache_type="0">
-	    <object type="Cache" cache_size="65536" depth="1" cache_type="2">
-	      <object type="Cache" cache_size="32768" depth="1" cache_type="1"><object type="Core"/></object>
-	    </object>
+	// Two L3 caches (one shared by two cores) and per-core L1 caches
+	// with instruction caches: the L1i caches are dropped, the L1 level
+	// adds no structure below the cores... above them, so it goes; the
+	// L3 level stays. The L4 is not represented.
+	core := func(cpuset string) string {
+		return `<object type="Cache" cache_size="65536" depth="1" cache_type="2" cpuset="` + cpuset + `">
+	      <object type="Cache" cache_size="32768" depth="1" cache_type="1" cpuset="` + cpuset + `"><object type="Core" cpuset="` + cpuset + `"/></object>
+	    </object>`
+	}
+	doc := `<topology><object type="Machine" cpuset="0x7"><info name="HostName" value="n"/>
+	  <object type="Cache" cache_size="33554432" depth="4" cache_type="0" cpuset="0x7">
+	  <object type="Cache" cache_size="8388608" depth="3" cache_type="0" cpuset="0x3">` + core("0x1") + core("0x2") + `</object>
+	  <object type="Cache" cache_size="8388608" depth="3" cache_type="0" cpuset="0x4">` + core("0x4") + `</object>
 	  </object>
-	  <object type="Cache" cache_size="4096" depth="4"/>
 	</object></topology>`
 	g, err := Read([]byte(doc), "")
 	if err != nil {
@@ -230,8 +252,10 @@ func TestV1Caches(t *testing.T) {
 		{"/cluster0", "cluster", "cluster", 0, 1, ""},
 		{"/cluster0/n", "node", "n", -1, 1, ""},
 		{"/cluster0/n/L3cache0", "cache", "L3cache", 0, 8192, ""},
-		{"/cluster0/n/L3cache0/L1cache0", "cache", "L1cache", 0, 32, ""},
-		{"/cluster0/n/L3cache0/L1cache0/core0", "core", "core", 0, 1, ""},
+		{"/cluster0/n/L3cache0/core0", "core", "core", 0, 1, ""},
+		{"/cluster0/n/L3cache0/core1", "core", "core", 1, 1, ""},
+		{"/cluster0/n/L3cache1", "cache", "L3cache", 1, 8192, ""},
+		{"/cluster0/n/L3cache1/core2", "core", "core", 2, 1, ""},
 	}
 	if got := facts(g); !slices.Equal(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
@@ -248,7 +272,6 @@ func TestHosts(t *testing.T) {
 		{"rack2-n00", "rack2-n00", "rack2-n", 0},
 		{"42", "42", "", 42},
 		{"big99999999999999999999999", "big99999999999999999999999", "big99999999999999999999999", -1},
-		{"", "node0", "node", 0}, // no host name: machine logical index
 	} {
 		info := `<info name="HostName" value="` + c.host + `"/>`
 		if c.host == "" {
@@ -262,6 +285,22 @@ func TestHosts(t *testing.T) {
 		if v.Name != c.name || v.Basename != c.basename || v.ID != c.id || v.Rank != 0 {
 			t.Errorf("%q: name %q basename %q id %d rank %d", c.host, v.Name, v.Basename, v.ID, v.Rank)
 		}
+	}
+}
+
+// TestNoHostName: a Machine without a HostName makes no vertex (Fluxion
+// has no name for it); its children attach to cluster0.
+func TestNoHostName(t *testing.T) {
+	g, err := Read([]byte(`<topology><object type="Machine"><object type="Core"/></object></topology>`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range facts(g) {
+		got = append(got, f.path)
+	}
+	if want := []string{"/cluster0", "/cluster0/core0"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
 

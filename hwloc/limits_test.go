@@ -3,6 +3,7 @@ package hwloc
 import (
 	"errors"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,14 +19,16 @@ func allocated(f func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
-// nestedGroups is a Machine holding n nested Groups and a Core at the
-// bottom: issue 13's 2 MB file for n = 50,000, which needed more than
-// 6.7 GB (every path repeats all its ancestors' names).
+// nestedGroups is a Machine holding n nested Groups, each with a Core
+// beside the next Group (so that every group level brings structure and
+// hwloc keeps it), and a Core at the bottom: issue 13's file for n =
+// 50,000, which needed more than 6.7 GB (every path repeats all its
+// ancestors' names).
 func nestedGroups(n int) string {
 	var b strings.Builder
 	b.WriteString(`<topology><object type="Machine">`)
 	for range n {
-		b.WriteString(`<object type="Group">`)
+		b.WriteString(`<object type="Group"><object type="Core"/>`)
 	}
 	b.WriteString(`<object type="Core"/>`)
 	for range n {
@@ -66,12 +69,15 @@ func TestHwlocDeepNestingBounded(t *testing.T) {
 	}
 
 	// At the limit: the Machine, 254 Groups and the Core are 256 deep.
+	// The Machine has no host name, so no vertex: cluster0, 253 groups
+	// (the outermost is the Machine's only child, it adds no structure)
+	// and 255 cores.
 	g, err = Read([]byte(nestedGroups(graph.DefaultMaxDepth-2)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := g.NumVertices(); got != graph.DefaultMaxDepth+1 {
-		t.Errorf("%d vertices, want %d", got, graph.DefaultMaxDepth+1)
+	if got, want := g.NumVertices(), 2*(graph.DefaultMaxDepth-2)+1; got != want {
+		t.Errorf("%d vertices, want %d", got, want)
 	}
 	g, err = Read([]byte(nestedGroups(graph.DefaultMaxDepth-1)), "")
 	wantError(t, g, err, 1, "nested more than 256 deep")
@@ -83,7 +89,7 @@ func TestHwlocDeepNestingBounded(t *testing.T) {
 func TestHwlocObjectCountBounded(t *testing.T) {
 	// Objects are counted whether they become vertices or not (Misc,
 	// bridges and filtered types cost memory too).
-	doc := "<topology>\n<object type=\"Machine\">\n" + strings.Repeat("<object type=\"Misc\"/>\n", 9) + "</object>\n</topology>"
+	doc := "<topology>\n<object type=\"Machine\"><info name=\"HostName\" value=\"h\"/>\n" + strings.Repeat("<object type=\"Misc\"/>\n", 9) + "</object>\n</topology>"
 	g, err := ReadLimited([]byte(doc), "", graph.ReadLimits{MaxVertices: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -116,5 +122,27 @@ func TestHwlocInputSizeBounded(t *testing.T) {
 	wantError(t, g, err, 0, "(graph.ReadLimits.MaxInputBytes)")
 	if _, err := ReadLimited([]byte(v2Doc), "", graph.ReadLimits{MaxInputBytes: int64(len(v2Doc))}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGroupKindsBounded: each Group kind is a level type of its own, kept
+// in a 64-bit set; a document with more kinds than fit is refused.
+func TestGroupKindsBounded(t *testing.T) {
+	doc := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`<topology version="2.0"><object type="Machine" cpuset="0x1"><info name="HostName" value="h1"/>`)
+		for i := range n {
+			b.WriteString("\n" + `<object type="Group" cpuset="0x1" kind="` + strconv.Itoa(i) + `"/>`)
+		}
+		b.WriteString(`<object type="Core" cpuset="0x1"/></object></topology>`)
+		return b.String()
+	}
+	if _, err := Read([]byte(doc(maxGroupKinds)), ""); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Read([]byte(doc(maxGroupKinds+1)), "")
+	var he *Error
+	if g != nil || !errors.As(err, &he) || !strings.Contains(he.Reason, "more than 43 distinct Group kinds") || he.Line != maxGroupKinds+2 {
+		t.Errorf("got %v, %v", g, err)
 	}
 }

@@ -95,6 +95,7 @@ func (k kind) class() class {
 const (
 	osdevBlock  = 0
 	osdevGPU    = 1
+	osdevDMA    = 4
 	osdevCoProc = 5
 )
 
@@ -110,9 +111,20 @@ type object struct {
 	cacheSize uint64 // bytes
 	infos     []info
 
+	cpuset    string // as written; "" when absent (compare with sameSet)
+	nodeset   string // likewise
+	groupKind string // Group kind and subkind attributes (hwloc 2 XML)
+
 	raw                      []*object // children in document order, until the end tag
 	normal, memory, io, misc []*object
-	synthetic                bool // a Group made for a v1 NUMA node with children
+	synthetic                bool // a Group made for a v1 NUMA node (hwloc's memory-kind group)
+	v1                       bool // read from an hwloc 1.x document
+
+	// Set by shape (topology.go).
+	parent *object
+	key    int    // level key: the kind, or a group kind's own key
+	desc   uint64 // the level keys present strictly below, in normal children
+	level  int    // hwloc level (depth) of a normal object
 }
 
 func (o *object) info(name string) (string, bool) {
@@ -122,10 +134,6 @@ func (o *object) info(name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func (o *object) hasNonMemoryChildren() bool {
-	return len(o.normal) > 0 || len(o.io) > 0 || len(o.misc) > 0
 }
 
 // parse reads an hwloc XML document and returns a virtual object whose
@@ -145,6 +153,7 @@ func parse(data []byte, l graph.ReadLimits) (*object, error) {
 
 	// Find the <topology> root element.
 	var top *object
+	var v1 bool
 	for top == nil {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -158,7 +167,7 @@ func parse(data []byte, l graph.ReadLimits) (*object, error) {
 			if t.Name.Local != "topology" {
 				return nil, errAt(line(), "root element is <"+t.Name.Local+">, want <topology>")
 			}
-			if err := checkVersion(t, line()); err != nil {
+			if v1, err = checkVersion(t, line()); err != nil {
 				return nil, err
 			}
 			top = &object{kind: kSystem, line: line(), osdevType: -1}
@@ -195,6 +204,7 @@ func parse(data []byte, l graph.ReadLimits) (*object, error) {
 				if err != nil {
 					return nil, err
 				}
+				o.v1 = v1
 				stack = append(stack, o)
 				continue
 			case "info":
@@ -258,18 +268,21 @@ func parse(data []byte, l graph.ReadLimits) (*object, error) {
 	return top, nil
 }
 
-// checkVersion accepts hwloc 1.x (no version attribute) and 2.x XML.
-func checkVersion(t xml.StartElement, line int) error {
+// checkVersion accepts hwloc 1.x (no version attribute) and 2.x XML and
+// reports whether the document is 1.x.
+func checkVersion(t xml.StartElement, line int) (v1 bool, err error) {
+	v1 = true
 	for _, a := range t.Attr {
 		if a.Name.Local != "version" {
 			continue
 		}
 		major, _, _ := strings.Cut(strings.TrimSpace(a.Value), ".")
 		if major != "1" && major != "2" {
-			return errAt(line, "unsupported hwloc XML version "+strconv.Quote(a.Value))
+			return false, errAt(line, "unsupported hwloc XML version "+strconv.Quote(a.Value))
 		}
+		v1 = major == "1"
 	}
-	return nil
+	return v1, nil
 }
 
 func newObject(t xml.StartElement, line int) (*object, error) {
@@ -303,6 +316,12 @@ func newObject(t xml.StartElement, line int) (*object, error) {
 		case "cache_type":
 			n, err = num(a)
 			cacheType = int64(min(n, 1<<62))
+		case "cpuset":
+			o.cpuset = a.Value
+		case "nodeset":
+			o.nodeset = a.Value
+		case "kind", "subkind":
+			o.groupKind += a.Name.Local + "=" + a.Value + ";"
 		}
 		if err != nil {
 			return nil, err
@@ -338,35 +357,19 @@ func newObject(t xml.StartElement, line int) (*object, error) {
 
 // classify distributes o's document-order children over its normal,
 // memory, I/O and Misc lists, as hwloc 2 stores them. hwloc 1.x XML nests
-// normal objects inside NUMA nodes; such a NUMA node becomes a memory
-// child instead:
+// normal objects inside NUMA nodes and places NUMA nodes among normal
+// objects; hwloc 2 imports such a NUMA node as follows:
 //
-//   - with exactly one normal child and no I/O or Misc children, it is
-//     attached (first) to that child's memory children and the child
-//     takes its place;
-//   - when it is its parent's only normal child, its children are spliced
-//     into the parent's lists and it is attached to the parent's memory
-//     children;
-//   - otherwise a Group object takes its place, holding its children and
-//     having it as memory child.
+//   - when its cpuset equals its parent's, it becomes a memory child of
+//     the parent and its own children are spliced into the parent's lists
+//     in its place;
+//   - otherwise a Group object (hwloc's memory kind) with the same cpuset
+//     takes its place, holding its children and having it as memory
+//     child. Such groups usually add no structure and are merged away
+//     later (shape), e.g. when each wraps one Package.
 func (o *object) classify() {
 	kids := o.raw
 	o.raw = nil
-	structural := func(k *object) bool {
-		switch k.kind.class() {
-		case classNormal:
-			return true
-		case classMemory:
-			return k.hasNonMemoryChildren()
-		}
-		return false
-	}
-	nStructural := 0
-	for _, k := range kids {
-		if structural(k) {
-			nStructural++
-		}
-	}
 	for _, k := range kids {
 		switch k.kind.class() {
 		case classIO:
@@ -376,27 +379,62 @@ func (o *object) classify() {
 		case classNormal:
 			o.normal = append(o.normal, k)
 		case classMemory:
-			if !k.hasNonMemoryChildren() {
+			if k.kind != kNUMANode || !k.v1 {
 				o.memory = append(o.memory, k)
 				continue
 			}
 			normal, io, misc := k.normal, k.io, k.misc
 			k.normal, k.io, k.misc = nil, nil, nil
-			switch {
-			case len(normal) == 1 && len(io) == 0 && len(misc) == 0:
-				c := normal[0]
-				c.memory = append([]*object{k}, c.memory...)
-				o.normal = append(o.normal, c)
-			case nStructural == 1:
+			if sameSet(k.cpuset, o.cpuset) {
 				o.normal = append(o.normal, normal...)
 				o.memory = append(o.memory, k)
 				o.io = append(o.io, io...)
 				o.misc = append(o.misc, misc...)
-			default:
-				g := &object{kind: kGroup, line: k.line, osdevType: -1, synthetic: true,
-					normal: normal, memory: []*object{k}, io: io, misc: misc}
-				o.normal = append(o.normal, g)
+				continue
 			}
+			g := &object{kind: kGroup, line: k.line, osdevType: -1, synthetic: true, cpuset: k.cpuset,
+				normal: normal, memory: []*object{k}, io: io, misc: misc}
+			o.normal = append(o.normal, g)
 		}
 	}
+}
+
+// sameSet reports whether two hwloc bitmap strings name the same set.
+func sameSet(a, b string) bool { return a == b || normCpuset(a) == normCpuset(b) }
+
+// zeroSet reports whether a bitmap string is present and has no bit set.
+func zeroSet(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	for w := range strings.SplitSeq(strings.ToLower(s), ",") {
+		if strings.Trim(strings.TrimPrefix(strings.TrimSpace(w), "0x"), "0") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// normCpuset normalizes an hwloc bitmap string ("0x000000ff,0x0000ff00":
+// 32-bit hexadecimal words, most significant first) so that equal sets
+// compare equal: lower case, without leading zero words or leading zeros.
+func normCpuset(s string) string {
+	words := strings.Split(strings.ToLower(strings.TrimSpace(s)), ",")
+	for i, w := range words {
+		w = strings.TrimPrefix(strings.TrimSpace(w), "0x")
+		if w == "" {
+			w = "0" // hwloc 2 writes zero words as empty ones: "0xff,,0x0"
+		}
+		if n, err := strconv.ParseUint(w, 16, 64); err == nil {
+			w = strconv.FormatUint(n, 16)
+		}
+		words[i] = w
+	}
+	for len(words) > 1 && words[0] == "0" {
+		words = words[1:]
+	}
+	for i := 1; i < len(words); i++ {
+		words[i] = strings.Repeat("0", max(0, 8-len(words[i]))) + words[i]
+	}
+	return strings.Join(words, ",")
 }

@@ -32,6 +32,9 @@ func ReadLimited(data []byte, allowlist string, l graph.ReadLimits) (*graph.Grap
 	if err != nil {
 		return nil, err
 	}
+	if err := shape(top); err != nil {
+		return nil, err
+	}
 	g := graph.New()
 	w := &walker{g: g, allow: parseAllowlist(allowlist), pathBytes: l.MaxPathBytes, maxPathBytes: l.MaxPathBytes}
 	root := g.AddVertex(graph.Vertex{
@@ -72,7 +75,8 @@ func parseAllowlist(s string) map[string]bool {
 type walker struct {
 	g            *graph.Graph
 	allow        map[string]bool
-	logical      [numKinds]int64 // next logical index per hwloc type
+	logical      [numKinds]int64 // next logical index per hwloc type (objects outside the normal levels)
+	levelNext    []int64         // next logical index per level of normal objects
 	pathBytes    int64           // what graph.ReadLimits.MaxPathBytes still allows
 	maxPathBytes int64
 }
@@ -99,14 +103,23 @@ func (w *walker) walk(top *object, root graph.VertexID) error {
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		logical := w.logical[f.o.kind]
-		w.logical[f.o.kind]++
+		var logical int64
+		if f.o.kind.class() == classNormal {
+			for len(w.levelNext) <= f.o.level {
+				w.levelNext = append(w.levelNext, 0)
+			}
+			logical = w.levelNext[f.o.level]
+			w.levelNext[f.o.level]++
+		} else {
+			logical = w.logical[f.o.kind]
+			w.logical[f.o.kind]++
+		}
 		v, keep, err := w.vertex(f.o, logical)
 		if err != nil {
 			return err
 		}
 		parent := f.parent
-		if keep && (w.allow == nil || w.allow[v.typ]) {
+		if keep && (w.allow == nil || w.allow[v.allowName()]) {
 			if parent, err = w.add(f.parent, v, f.o.line); err != nil {
 				return err
 			}
@@ -123,6 +136,15 @@ type vtx struct {
 	props               []graph.Property
 }
 
+// allowName is the allowlist token that keeps v: its type, except for
+// caches, which are named by level (L1cache, L2cache, L3cache).
+func (v *vtx) allowName() string {
+	if v.typ == "cache" {
+		return v.basename
+	}
+	return v.typ
+}
+
 // vertex maps object o with hwloc logical index logical; keep is false for
 // object types Fluxion does not represent.
 func (w *walker) vertex(o *object, logical int64) (v vtx, keep bool, err error) {
@@ -132,8 +154,7 @@ func (w *walker) vertex(o *object, logical int64) (v vtx, keep bool, err error) 
 		v.typ = "node"
 		host, _ := o.info("HostName")
 		if host == "" {
-			v.basename = "node"
-			break
+			return v, false, nil
 		}
 		v.basename, v.id = splitHost(host)
 		v.name = host
