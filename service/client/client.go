@@ -33,6 +33,7 @@ import (
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -222,13 +223,43 @@ func (c *Client) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 		delete(c.inflight, op.Seq)
 		c.flight.Unlock()
 	}()
+	// An operation is retried for at most half the server's retry
+	// window after its first attempt (wire.RetryWindow).
+	ctx, cancel := context.WithTimeout(ctx, wire.RetryWindow/2)
+	defer cancel()
 	var res *pb.Result
+	attempts := 0
 	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error
+		op.Retry = attempts > 0
+		attempts++
 		res, err = s.Apply(ctx, op, o...)
 		return err
 	})
+	if isOutcomeUnknown(err) {
+		return nil, fmt.Errorf("client: request %d: %w (server: %s)", op.Seq, ErrOutcomeUnknown, status.Convert(err).Message())
+	}
 	return res, err
+}
+
+// ErrOutcomeUnknown is returned for a mutating operation that the client
+// retried (after a timeout or a failover) when the server could no longer
+// tell whether the first attempt was applied (its session with this
+// client was evicted meanwhile). The server did not apply the retry. The
+// operation may or may not have happened: check with Info or JobTable.
+var ErrOutcomeUnknown = wire.ErrOutcomeUnknown
+
+func isOutcomeUnknown(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.FailedPrecondition {
+		return false
+	}
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetReason() == wire.OutcomeUnknownReason {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Client) query(ctx context.Context, q *pb.QueryRequest) (*pb.QueryResponse, error) {
