@@ -616,6 +616,11 @@ func (s *Standalone) commit() {
 			s.next++
 			close(p.done)
 		}
+		// A big batch (large Attach requests) leaves a big buffer: let it
+		// go rather than hold it for good.
+		if cap(buf) > 4<<20 {
+			buf = nil
+		}
 		s.since += len(batch)
 		if s.since >= s.opts.SnapshotEvery {
 			s.since = 0

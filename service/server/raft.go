@@ -184,6 +184,12 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 	}
 	b.trans = trans
 	if err := checkConfig(storedConfig(logs, snaps), o.Config, o.Given); err != nil {
+		if c, ok := trans.(io.Closer); ok {
+			c.Close()
+		}
+		if b.bolt != nil {
+			b.bolt.Close()
+		}
 		return nil, err
 	}
 	if o.Bootstrap {

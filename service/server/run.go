@@ -113,7 +113,7 @@ func Main(args []string, stderr io.Writer) int {
 		b.Close()
 		return 1
 	}
-	gs := grpc.NewServer(grpc.MaxRecvMsgSize(maxRecord))
+	gs := grpc.NewServer(limitOptions(c.maxInflight, c.maxStreams, metrics)...)
 	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
 	go gs.Serve(lis)
 	var hs *http.Server
@@ -159,6 +159,8 @@ type config struct {
 	given                                                []string // state.ConfigFields set on the command line
 	sessions                                             int
 	sessionAge                                           time.Duration
+	maxInflight                                          int64
+	maxStreams                                           int
 }
 
 // parseArgs parses gofluxiond's command line.
@@ -188,6 +190,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Int64Var(&c.repairAt, "repair-journal-at", -1, "standalone: offline repair: cut the journal in -data at this byte offset (named by the start error), keeping the cut bytes in journal.cut-OFFSET, and exit")
 	fs.IntVar(&c.sessions, "sessions", state.MaxSessions, "session table size: clients whose retries are answered without applying them twice (the same on every replica)")
 	fs.DurationVar(&c.sessionAge, "session-max-age", state.MaxAge, "a session unused for this long (log time) expires; at least 10m, the retry window (the same on every replica)")
+	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 0, "request bytes the server holds at once; past it RPCs are refused with RESOURCE_EXHAUSTED and clients retry (default: an eighth of the memory limit, at most 4 GiB)")
+	fs.IntVar(&c.maxStreams, "max-streams", MaxStreamsPerConn, "concurrent RPCs per client connection")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -154,6 +154,16 @@ func (s *Service) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 		s.observe("Apply", opKind(op), t0, nil, err)
 		return nil, err
 	}
+	// Refused on its face: answered without taking room in the log.
+	if res := refuseOnItsFace(op, func() *gofluxion.Matcher {
+		if st, err := s.B.Read(ctx, true); err == nil {
+			return st.Matcher()
+		}
+		return nil
+	}); res != nil {
+		s.observe("Apply", opKind(op), t0, res.GetError(), nil)
+		return res, nil
+	}
 	res, err := s.B.Apply(ctx, op)
 	if err == nil && res.GetError().GetKind() == state.KindOutcomeUnknown {
 		err = outcomeUnknown(res.GetError().GetMessage())

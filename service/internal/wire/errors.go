@@ -84,3 +84,8 @@ var ErrOutcomeUnknown = errors.New("outcome unknown: the server no longer knows 
 // OutcomeUnknownReason is the ErrorInfo reason of the gRPC status
 // (FAILED_PRECONDITION) that carries ErrOutcomeUnknown.
 const OutcomeUnknownReason = "OUTCOME_UNKNOWN"
+
+// RequestBytesHeader is the metadata key in which a client declares the
+// size of its request message, so that the server reserves that much of
+// its budget of request bytes in flight instead of the largest message.
+const RequestBytesHeader = "gofluxion-request-bytes"
