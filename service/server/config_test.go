@@ -2,14 +2,18 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gofluxion/gofluxion/service/client"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // TestConfigInState: the graph and the options are in the state (the
@@ -97,5 +101,63 @@ func TestJoinWithoutGraph(t *testing.T) {
 	code, out := runDaemon(t, append(bargs, "-policy", "first")...)
 	if code == 0 || !strings.Contains(out, `-policy "first" (the state has "low")`) {
 		t.Fatalf("restart with another -policy: exit %d\n%s", code, out)
+	}
+}
+
+// TestFoundersDisagree: three founding replicas, one started with
+// another -policy. Whichever leads first writes the Genesis; the
+// replicas whose command line differs from it refuse to serve, naming
+// the difference, and the others serve.
+func TestFoundersDisagree(t *testing.T) {
+	var rs []*replica
+	var peers []string
+	for i := range 3 {
+		r := &replica{id: fmt.Sprintf("n%d", i+1), raft: freePort(t), grpc: freePort(t), dir: filepath.Join(t.TempDir(), fmt.Sprint("n", i+1))}
+		rs = append(rs, r)
+		peers = append(peers, r.id+"/"+r.raft+"/"+r.grpc)
+	}
+	for i, r := range rs {
+		policy := "first"
+		if i == 2 {
+			policy = "low"
+		}
+		r.d = startDaemon(t, r.grpc, "-mode", "raft", "-id", r.id, "-raft", r.raft, "-data", r.dir, "-graph", "demo",
+			"-policy", policy, "-bootstrap", "-peers", strings.Join(peers, ","), "-election-timeout", "500ms")
+	}
+	for _, r := range rs {
+		r.d.waitServing(time.Minute)
+	}
+	leader(t, rs, nil)
+	refusedBy := func(r *replica) string {
+		c, err := client.Dial([]string{r.grpc}, client.Options{StaleReads: true, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_, err = c.JobTable()
+		if status.Code(err) == codes.FailedPrecondition {
+			return status.Convert(err).Message()
+		}
+		return ""
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var refused []string
+		for _, r := range rs {
+			if msg := refusedBy(r); msg != "" {
+				if !strings.Contains(msg, "-policy") {
+					t.Fatalf("%s refuses without naming -policy: %s", r.id, msg)
+				}
+				refused = append(refused, r.id)
+			}
+		}
+		if slices.Equal(refused, []string{"n3"}) || slices.Equal(refused, []string{"n1", "n2"}) {
+			t.Logf("refused by %v", refused)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("refused by %v, want n3 alone or n1 and n2", refused)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

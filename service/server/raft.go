@@ -92,6 +92,8 @@ type Replicated struct {
 	trans raft.Transport
 	mu    sync.Mutex
 	grpc  map[string]string // replica id -> gRPC address (hints only)
+	// misconfigured: the command line differs from the Genesis.
+	misconfigured error
 }
 
 type fsm struct{ st *state.State }
@@ -215,9 +217,7 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		return nil, err
 	}
 	b.r = r
-	if o.Initial != nil {
-		go b.genesisWhenLeader()
-	}
+	go b.genesisWhenLeader()
 	return b, nil
 }
 
@@ -260,6 +260,9 @@ func storedConfig(logs raft.LogStore, snaps raft.SnapshotStore) *state.Config {
 // genesisWhenLeader writes the Genesis as soon as this replica leads a
 // cluster without one, so that followers (joiners without a graph of
 // their own) get the graph without waiting for a first operation.
+// Once the state has its Genesis, a replica whose command line differs
+// from it (a founding replica started with other flags than the one that
+// wrote the Genesis) stops serving and says why.
 func (b *Replicated) genesisWhenLeader() {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
@@ -269,10 +272,27 @@ func (b *Replicated) genesisWhenLeader() {
 			return
 		case <-t.C:
 		}
-		if b.r.State() == raft.Leader {
+		if b.opts.Initial != nil && b.r.State() == raft.Leader {
 			_ = b.genesis(b.opts.ApplyTimeout)
 		}
 	}
+	if err := checkConfig(b.st.Config(), b.opts.Config, b.opts.Given); err != nil {
+		b.mu.Lock()
+		b.misconfigured = err
+		b.mu.Unlock()
+		fmt.Fprintf(os.Stderr, "gofluxiond: replica %s: %v\n", b.opts.ID, err)
+	}
+}
+
+// misconfig returns the error of a replica whose flags differ from the
+// cluster's configuration (nil when they agree).
+func (b *Replicated) misconfig() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.misconfigured != nil {
+		return status.Error(codes.FailedPrecondition, b.misconfigured.Error())
+	}
+	return nil
 }
 
 // genesis makes sure the state has its initial graph: after applying
@@ -336,6 +356,9 @@ func (b *Replicated) notLeader() error {
 
 // Apply implements Backend.
 func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
+	if err := b.misconfig(); err != nil {
+		return nil, err
+	}
 	if b.r.State() != raft.Leader {
 		return nil, b.notLeader()
 	}
@@ -372,6 +395,9 @@ func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 // committed, so it sees every acknowledged operation (linearizable). A
 // stale read answers from this replica's state as it is.
 func (b *Replicated) Read(ctx context.Context, stale bool) (*state.State, error) {
+	if err := b.misconfig(); err != nil {
+		return nil, err
+	}
 	if stale {
 		if !b.st.HasGraph() {
 			return nil, status.Error(codes.Unavailable, state.ErrNoGenesis.Error())
@@ -451,7 +477,7 @@ func (b *Replicated) Leave(ctx context.Context, id string) error {
 // Ready implements Backend: a leader is known.
 func (b *Replicated) Ready() bool {
 	_, id := b.r.LeaderWithID()
-	return id != "" && b.st.HasGraph()
+	return id != "" && b.st.HasGraph() && b.misconfig() == nil
 }
 
 // Close implements Backend.
