@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,6 +129,17 @@ func DefaultInflightBytes() int64 {
 	return min(max(mem/8, maxRecord+requestOverhead), 4<<30)
 }
 
+// applyMemoryLimit gives the Go runtime a soft limit of 7/8 of the
+// process's memory limit, unless GOMEMLIMIT sets one: the collector then
+// works harder as the heap nears it, instead of letting garbage from
+// large requests grow the heap to twice the live data until the kernel
+// kills the process.
+func applyMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit() / 8 * 7)
+	}
+}
+
 func memoryLimit() int64 {
 	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -149,18 +161,28 @@ func memoryLimit() int64 {
 	return 8 << 30
 }
 
+// faceParseBytes: a jobspec larger than this is parsed before it is
+// journaled. Smaller ones are not: parsing costs more than the record a bad
+// one takes (a YAML jobspec takes tens to hundreds of microseconds, which
+// the state machine spends again), and they cannot fill the disk faster
+// than good ones.
+const faceParseBytes = 64 << 10
+
 // refuseOnItsFace answers an operation the state machine would refuse
 // whatever the state, without journaling or proposing it: nil when it
-// must go to the log. A jobspec that does not parse against the current
-// graph's types is refused too (the same error the state machine gives).
+// must go to the log. A jobspec of more than faceParseBytes that does not
+// parse against the current graph's types is refused too (the same error
+// the state machine gives).
 func refuseOnItsFace(op *pb.Op, st func() *gofluxion.Matcher) *pb.Result {
 	var err error
 	switch k := op.GetKind().(type) {
 	case *pb.Op_Match:
 		if gofluxion.Op(k.Match.GetOp()) == gofluxion.Satisfiability {
 			err = fmt.Errorf("satisfiability is a query: %w", gofluxion.ErrInvalid)
-		} else if m := st(); m != nil {
-			_, err = m.ParseJobspec(k.Match.GetJobspec())
+		} else if len(k.Match.GetJobspec()) > faceParseBytes {
+			if m := st(); m != nil {
+				_, err = m.ParseJobspec(k.Match.GetJobspec())
+			}
 		}
 	case *pb.Op_Attach:
 		if _, perr := jgf.Parse(k.Attach.GetJgf()); perr != nil {

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +15,10 @@ import (
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/service/client"
+	"github.com/gofluxion/gofluxion/service/internal/testserver"
+	"github.com/gofluxion/gofluxion/service/pb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // peakRSS returns a process's peak resident set (VmHWM), in bytes.
@@ -45,7 +51,7 @@ func TestBoundedRequests(t *testing.T) {
 	const n = 16
 	size, budget := 24<<20, 25<<20
 	if os.Getenv("GOFLUXION_LONG_TESTS") == "1" {
-		size, budget = 60<<20, 128<<20
+		size, budget = 60<<20, 61<<20
 	} else if testing.Short() {
 		t.Skip("16 concurrent 24 MiB requests")
 	}
@@ -92,5 +98,49 @@ func TestBoundedRequests(t *testing.T) {
 	}
 	if _, jobs := served(t, addr); jobs != 0 {
 		t.Fatalf("%d jobs", jobs)
+	}
+}
+
+// TestRefusedOnItsFace: operations the state machine would refuse
+// whatever the state (a large jobspec that does not parse, the
+// satisfiability op, a JGF that does not parse) are answered with the
+// state machine's error but take no room in the log (the applied index
+// does not move); an operation of no kind, or a Genesis, is
+// INVALID_ARGUMENT.
+func TestRefusedOnItsFace(t *testing.T) {
+	s, err := testserver.Start(t.TempDir(), func() (*gofluxion.Matcher, error) { return newDemo(t), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	c, err := client.Dial([]string{s.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	before := s.Backend.State().Applied()
+	big := append([]byte("version: 1\nresources: [{type: node, count: 1}]\n# "), bytes.Repeat([]byte("x"), 100<<10)...)
+	big = append(big, "\n: : :\n"...)
+	for _, op := range []*pb.Op{
+		{Kind: &pb.Op_Match{Match: &pb.Match{Op: int32(gofluxion.Allocate), Jobspec: big}}},
+		{Kind: &pb.Op_Match{Match: &pb.Match{Op: int32(gofluxion.Satisfiability), Jobspec: jobspecYAML(1, 10)}}},
+		{Kind: &pb.Op_Attach{Attach: &pb.Attach{Jgf: []byte("{not json")}}},
+	} {
+		res, err := c.Apply(context.Background(), op)
+		if err != nil || res.GetError().GetKind() != "invalid" {
+			t.Fatalf("%v: %v %v, want an invalid result", op, err, res.GetError())
+		}
+	}
+	for _, op := range []*pb.Op{{}, {Kind: &pb.Op_Genesis{Genesis: &pb.Genesis{}}}} {
+		if _, err := c.Apply(context.Background(), op); status.Code(err) != codes.InvalidArgument {
+			t.Fatalf("%v: %v, want InvalidArgument", op, err)
+		}
+	}
+	if after := s.Backend.State().Applied(); after != before {
+		t.Fatalf("applied index %d -> %d: refused operations were journaled", before, after)
+	}
+	// A good operation still is.
+	if res, err := c.Apply(context.Background(), &pb.Op{Kind: &pb.Op_Match{Match: &pb.Match{Op: int32(gofluxion.Allocate), Jobspec: jobspecYAML(1, 10)}}}); err != nil || res.GetError() != nil || res.GetIndex() != before+1 {
+		t.Fatalf("good op: %v %v", res, err)
 	}
 }

@@ -113,6 +113,7 @@ func Main(args []string, stderr io.Writer) int {
 		b.Close()
 		return 1
 	}
+	applyMemoryLimit()
 	gs := grpc.NewServer(limitOptions(c.maxInflight, c.maxStreams, metrics)...)
 	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
 	go gs.Serve(lis)
