@@ -10,6 +10,15 @@
 // fail the same way everywhere. The only per-replica values are wall-time
 // measurements (Job.Overhead, Allocation.Overhead), which no decision
 // reads.
+//
+// The state starts empty: the first operation of every journal and log is
+// a Genesis, which carries the initial matcher and the Config every
+// decision depends on, so replicas cannot start from different graphs or
+// options. Sessions expire by count (LRU by log index) and by age in log
+// time (the time the server stamps on each operation, never a replica's
+// clock); a retry the table cannot answer because a session used within
+// the retry window was evicted is refused as KindOutcomeUnknown instead of
+// being applied a second time.
 package state
 
 import (
