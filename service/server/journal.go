@@ -210,6 +210,10 @@ func legacyJournal(path string) bool {
 	return n > 0 && string(b[:n]) != journalMagic[:n]
 }
 
+// maxGenesisRecord bounds the Genesis written as a journal record (a
+// variable for tests).
+var maxGenesisRecord = maxRecord - 8
+
 // writeGenesis journals and applies the Genesis made from the command
 // line's graph and configuration.
 func (s *Standalone) writeGenesis() error {
@@ -233,8 +237,17 @@ func (s *Standalone) writeGenesis() error {
 	if err != nil {
 		return err
 	}
-	if len(data) > maxRecord-8 {
-		return fmt.Errorf("the initial graph's snapshot is %d bytes, more than a journal record's %d", len(data), maxRecord-8)
+	if len(data) > maxGenesisRecord {
+		// Too large for a record: the Genesis goes into a snapshot at
+		// index 0 instead (a crash before it is written leaves a fresh
+		// directory again).
+		if s.st.Applied() != 0 {
+			return fmt.Errorf("the initial graph's snapshot is %d bytes, more than a journal record's %d", len(data), maxGenesisRecord)
+		}
+		if err := s.st.Init(op.GetGenesis()); err != nil {
+			return err
+		}
+		return s.snapshot()
 	}
 	idx := s.st.Applied() + 1
 	if _, err := s.f.Write(appendRecord(nil, idx, data)); err != nil {

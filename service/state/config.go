@@ -113,6 +113,15 @@ func (s *State) genesis(g *pb.Genesis) error {
 	return nil
 }
 
+// Init gives an empty state its Genesis without taking a log index, for
+// a Genesis too large for one journal record, which the stand-alone
+// server keeps in a snapshot at index 0 instead.
+func (s *State) Init(g *pb.Genesis) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.genesis(g)
+}
+
 // Config returns the state's configuration (nil before its Genesis, or
 // for a state made by New with a matcher).
 func (s *State) Config() *Config {
