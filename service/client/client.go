@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,11 +34,13 @@ import (
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Options configure a Client; zero values select the defaults.
@@ -164,6 +167,13 @@ func retryable(err error) bool {
 // call runs f on the leader (or any replica for stale reads), retrying as
 // the package doc says.
 func (c *Client) call(ctx context.Context, anyReplica bool, f func(ctx context.Context, s pb.MatcherClient, opts ...grpc.CallOption) error) error {
+	return c.callSized(ctx, -1, f)
+}
+
+// callSized is call declaring the request's size (wire.RequestBytesHeader;
+// none when size < 0), so the server reserves only that much of its
+// budget of request bytes in flight.
+func (c *Client) callSized(ctx context.Context, size int, f func(ctx context.Context, s pb.MatcherClient, opts ...grpc.CallOption) error) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
@@ -174,6 +184,9 @@ func (c *Client) call(ctx context.Context, anyReplica bool, f func(ctx context.C
 	for attempt := 0; ; attempt++ {
 		i := int(c.leader.Load())
 		actx, cancel := context.WithTimeout(ctx, c.opts.AttemptTimeout)
+		if size >= 0 {
+			actx = metadata.AppendToOutgoingContext(actx, wire.RequestBytesHeader, strconv.Itoa(size))
+		}
 		var tr metadata.MD
 		err := f(actx, c.stub(i), grpc.Trailer(&tr))
 		cancel()
@@ -222,19 +235,51 @@ func (c *Client) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 		delete(c.inflight, op.Seq)
 		c.flight.Unlock()
 	}()
+	// An operation is retried for at most half the server's retry
+	// window after its first attempt (wire.RetryWindow).
+	ctx, cancel := context.WithTimeout(ctx, wire.RetryWindow/2)
+	defer cancel()
 	var res *pb.Result
-	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+	attempts := 0
+	op.Retry = true // the largest the message gets
+	size := proto.Size(op)
+	err := c.callSized(ctx, size, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error
+		op.Retry = attempts > 0
+		attempts++
 		res, err = s.Apply(ctx, op, o...)
 		return err
 	})
+	if isOutcomeUnknown(err) {
+		return nil, fmt.Errorf("client: request %d: %w (server: %s)", op.Seq, ErrOutcomeUnknown, status.Convert(err).Message())
+	}
 	return res, err
+}
+
+// ErrOutcomeUnknown is returned for a mutating operation that the client
+// retried (after a timeout or a failover) when the server could no longer
+// tell whether the first attempt was applied (its session with this
+// client was evicted meanwhile). The server did not apply the retry. The
+// operation may or may not have happened: check with Info or JobTable.
+var ErrOutcomeUnknown = wire.ErrOutcomeUnknown
+
+func isOutcomeUnknown(err error) bool {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.FailedPrecondition {
+		return false
+	}
+	for _, d := range st.Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.GetReason() == wire.OutcomeUnknownReason {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Client) query(ctx context.Context, q *pb.QueryRequest) (*pb.QueryResponse, error) {
 	q.Stale = c.opts.StaleReads
 	var res *pb.QueryResponse
-	err := c.call(ctx, c.opts.StaleReads, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+	err := c.callSized(ctx, proto.Size(q), func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error
 		res, err = s.Query(ctx, q, o...)
 		return err
@@ -249,7 +294,7 @@ func (c *Client) query(ctx context.Context, q *pb.QueryRequest) (*pb.QueryRespon
 // it is unreachable).
 func (c *Client) Cluster(ctx context.Context) (*pb.ClusterInfo, error) {
 	var res *pb.ClusterInfo
-	err := c.call(ctx, true, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+	err := c.callSized(ctx, 0, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error
 		res, err = s.Cluster(ctx, &pb.ClusterRequest{}, o...)
 		return err
@@ -261,9 +306,10 @@ func (c *Client) Cluster(ctx context.Context) (*pb.ClusterInfo, error) {
 // raftAddr and gRPC server at grpcAddr, as a voter.
 func (c *Client) Join(ctx context.Context, id, raftAddr, grpcAddr string) (*pb.ClusterInfo, error) {
 	var res *pb.ClusterInfo
-	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+	q := &pb.JoinRequest{Id: id, RaftAddress: raftAddr, GrpcAddress: grpcAddr}
+	err := c.callSized(ctx, proto.Size(q), func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error
-		res, err = s.Join(ctx, &pb.JoinRequest{Id: id, RaftAddress: raftAddr, GrpcAddress: grpcAddr}, o...)
+		res, err = s.Join(ctx, q, o...)
 		return err
 	})
 	return res, err
@@ -272,9 +318,10 @@ func (c *Client) Join(ctx context.Context, id, raftAddr, grpcAddr string) (*pb.C
 // Leave asks the leader to remove the replica id.
 func (c *Client) Leave(ctx context.Context, id string) (*pb.ClusterInfo, error) {
 	var res *pb.ClusterInfo
-	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+	q := &pb.LeaveRequest{Id: id}
+	err := c.callSized(ctx, proto.Size(q), func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
 		var err error
-		res, err = s.Leave(ctx, &pb.LeaveRequest{Id: id}, o...)
+		res, err = s.Leave(ctx, q, o...)
 		return err
 	})
 	return res, err
@@ -492,8 +539,9 @@ func (b *Bound) Status(path string) (bool, error) {
 // Snapshot implements gofluxion.Interface: the service's complete state,
 // for gofluxion.Restore.
 func (b *Bound) Snapshot(w io.Writer) error {
-	return b.c.call(b.ctx, b.c.opts.StaleReads, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
-		stream, err := s.Snapshot(ctx, &pb.SnapshotRequest{Stale: b.c.opts.StaleReads}, o...)
+	q := &pb.SnapshotRequest{Stale: b.c.opts.StaleReads}
+	return b.c.callSized(b.ctx, proto.Size(q), func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
+		stream, err := s.Snapshot(ctx, q, o...)
 		if err != nil {
 			return err
 		}

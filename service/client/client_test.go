@@ -2,9 +2,11 @@ package client_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +18,11 @@ import (
 	"github.com/gofluxion/gofluxion/service/client"
 	"github.com/gofluxion/gofluxion/service/internal/testserver"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
+	"github.com/gofluxion/gofluxion/service/pb"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func demo() (*gofluxion.Matcher, error) {
@@ -279,4 +286,50 @@ func TestEncodeJobspec(t *testing.T) {
 		t.Fatalf("only %d jobspecs parsed", n)
 	}
 	t.Logf("%d jobspecs round-trip", n)
+}
+
+// retryStub answers the first attempt of an Apply with UNAVAILABLE (an
+// answer lost) and the retry as a server whose session was evicted does.
+type retryStub struct {
+	pb.UnimplementedMatcherServer
+	retries []bool
+}
+
+func (s *retryStub) Apply(_ context.Context, op *pb.Op) (*pb.Result, error) {
+	s.retries = append(s.retries, op.GetRetry())
+	if len(s.retries) == 1 {
+		return nil, status.Error(codes.Unavailable, "answer lost")
+	}
+	st, err := status.New(codes.FailedPrecondition, "session evicted").WithDetails(&errdetails.ErrorInfo{Reason: wire.OutcomeUnknownReason, Domain: "gofluxion"})
+	if err != nil {
+		panic(err)
+	}
+	return nil, st.Err()
+}
+
+// TestOutcomeUnknown: the client marks every attempt after the first as
+// a retry, and surfaces the server's refusal of an evicted session's
+// retry as ErrOutcomeUnknown.
+func TestOutcomeUnknown(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer()
+	stub := &retryStub{}
+	pb.RegisterMatcherServer(gs, stub)
+	go gs.Serve(lis)
+	defer gs.Stop()
+	c, err := client.Dial([]string{lis.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Cancel(7)
+	if !errors.Is(err, client.ErrOutcomeUnknown) || !strings.Contains(err.Error(), "check with Info") {
+		t.Fatalf("Cancel: %v, want ErrOutcomeUnknown", err)
+	}
+	if !reflect.DeepEqual(stub.retries, []bool{false, true}) {
+		t.Fatalf("attempts marked retry %v, want [false true]", stub.retries)
+	}
 }

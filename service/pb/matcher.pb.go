@@ -37,6 +37,16 @@ type Op struct {
 	Client string `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
 	Seq    uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
 	Acked  uint64 `protobuf:"varint,3,opt,name=acked,proto3" json:"acked,omitempty"`
+	// retry is set on every attempt after the first: an earlier attempt may
+	// have been applied. A retry the session table cannot answer (its
+	// session was evicted) is refused with an "outcome_unknown" error
+	// instead of being applied again.
+	Retry bool `protobuf:"varint,4,opt,name=retry,proto3" json:"retry,omitempty"`
+	// time is the server's clock (Unix nanoseconds) when it journaled or
+	// proposed the op, set by the server, never by the client: the state
+	// machine expires sessions by this log time, so every replica decides
+	// alike.
+	Time int64 `protobuf:"varint,5,opt,name=time,proto3" json:"time,omitempty"`
 	// Types that are valid to be assigned to Kind:
 	//
 	//	*Op_Match
@@ -48,6 +58,7 @@ type Op struct {
 	//	*Op_Remove
 	//	*Op_RemoveRanks
 	//	*Op_SetRankStatus
+	//	*Op_Genesis
 	Kind          isOp_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -100,6 +111,20 @@ func (x *Op) GetSeq() uint64 {
 func (x *Op) GetAcked() uint64 {
 	if x != nil {
 		return x.Acked
+	}
+	return 0
+}
+
+func (x *Op) GetRetry() bool {
+	if x != nil {
+		return x.Retry
+	}
+	return false
+}
+
+func (x *Op) GetTime() int64 {
+	if x != nil {
+		return x.Time
 	}
 	return 0
 }
@@ -192,6 +217,15 @@ func (x *Op) GetSetRankStatus() *SetRankStatus {
 	return nil
 }
 
+func (x *Op) GetGenesis() *Genesis {
+	if x != nil {
+		if x, ok := x.Kind.(*Op_Genesis); ok {
+			return x.Genesis
+		}
+	}
+	return nil
+}
+
 type isOp_Kind interface {
 	isOp_Kind()
 }
@@ -232,6 +266,10 @@ type Op_SetRankStatus struct {
 	SetRankStatus *SetRankStatus `protobuf:"bytes,18,opt,name=set_rank_status,json=setRankStatus,proto3,oneof"`
 }
 
+type Op_Genesis struct {
+	Genesis *Genesis `protobuf:"bytes,19,opt,name=genesis,proto3,oneof"`
+}
+
 func (*Op_Match) isOp_Kind() {}
 
 func (*Op_Cancel) isOp_Kind() {}
@@ -250,6 +288,65 @@ func (*Op_RemoveRanks) isOp_Kind() {}
 
 func (*Op_SetRankStatus) isOp_Kind() {}
 
+func (*Op_Genesis) isOp_Kind() {}
+
+// Genesis is the first operation of a journal or Raft log: the initial
+// matcher (graph and options) and the configuration every decision
+// depends on, so that every replica starts from the same state and a
+// replica needs no graph of its own. The server writes it; a client's is
+// refused.
+type Genesis struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Snapshot      []byte                 `protobuf:"bytes,1,opt,name=snapshot,proto3" json:"snapshot,omitempty"` // gofluxion.Matcher.Snapshot of the initial matcher
+	Config        []byte                 `protobuf:"bytes,2,opt,name=config,proto3" json:"config,omitempty"`     // JSON of state.Config
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Genesis) Reset() {
+	*x = Genesis{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Genesis) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Genesis) ProtoMessage() {}
+
+func (x *Genesis) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Genesis.ProtoReflect.Descriptor instead.
+func (*Genesis) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Genesis) GetSnapshot() []byte {
+	if x != nil {
+		return x.Snapshot
+	}
+	return nil
+}
+
+func (x *Genesis) GetConfig() []byte {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
 type Match struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Op            int32                  `protobuf:"varint,1,opt,name=op,proto3" json:"op,omitempty"`          // gofluxion.Op
@@ -263,7 +360,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[1]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -275,7 +372,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[1]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -288,7 +385,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{1}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Match) GetOp() int32 {
@@ -335,7 +432,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[2]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -347,7 +444,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[2]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -360,7 +457,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{2}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Cancel) GetId() uint64 {
@@ -380,7 +477,7 @@ type PartialCancel struct {
 
 func (x *PartialCancel) Reset() {
 	*x = PartialCancel{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[3]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -392,7 +489,7 @@ func (x *PartialCancel) String() string {
 func (*PartialCancel) ProtoMessage() {}
 
 func (x *PartialCancel) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[3]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -405,7 +502,7 @@ func (x *PartialCancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartialCancel.ProtoReflect.Descriptor instead.
 func (*PartialCancel) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{3}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PartialCancel) GetId() uint64 {
@@ -432,7 +529,7 @@ type Update struct {
 
 func (x *Update) Reset() {
 	*x = Update{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[4]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -444,7 +541,7 @@ func (x *Update) String() string {
 func (*Update) ProtoMessage() {}
 
 func (x *Update) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[4]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -457,7 +554,7 @@ func (x *Update) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Update.ProtoReflect.Descriptor instead.
 func (*Update) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{4}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Update) GetId() uint64 {
@@ -484,7 +581,7 @@ type SetStatus struct {
 
 func (x *SetStatus) Reset() {
 	*x = SetStatus{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[5]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -496,7 +593,7 @@ func (x *SetStatus) String() string {
 func (*SetStatus) ProtoMessage() {}
 
 func (x *SetStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[5]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -509,7 +606,7 @@ func (x *SetStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetStatus.ProtoReflect.Descriptor instead.
 func (*SetStatus) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{5}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SetStatus) GetPath() string {
@@ -536,7 +633,7 @@ type Attach struct {
 
 func (x *Attach) Reset() {
 	*x = Attach{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +645,7 @@ func (x *Attach) String() string {
 func (*Attach) ProtoMessage() {}
 
 func (x *Attach) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[6]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +658,7 @@ func (x *Attach) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attach.ProtoReflect.Descriptor instead.
 func (*Attach) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{6}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Attach) GetJgf() []byte {
@@ -581,7 +678,7 @@ type Remove struct {
 
 func (x *Remove) Reset() {
 	*x = Remove{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +690,7 @@ func (x *Remove) String() string {
 func (*Remove) ProtoMessage() {}
 
 func (x *Remove) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[7]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +703,7 @@ func (x *Remove) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Remove.ProtoReflect.Descriptor instead.
 func (*Remove) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{7}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Remove) GetPath() string {
@@ -626,7 +723,7 @@ type RemoveRanks struct {
 
 func (x *RemoveRanks) Reset() {
 	*x = RemoveRanks{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -638,7 +735,7 @@ func (x *RemoveRanks) String() string {
 func (*RemoveRanks) ProtoMessage() {}
 
 func (x *RemoveRanks) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[8]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -651,7 +748,7 @@ func (x *RemoveRanks) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRanks.ProtoReflect.Descriptor instead.
 func (*RemoveRanks) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{8}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RemoveRanks) GetRanks() string {
@@ -672,7 +769,7 @@ type SetRankStatus struct {
 
 func (x *SetRankStatus) Reset() {
 	*x = SetRankStatus{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -684,7 +781,7 @@ func (x *SetRankStatus) String() string {
 func (*SetRankStatus) ProtoMessage() {}
 
 func (x *SetRankStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[9]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -697,7 +794,7 @@ func (x *SetRankStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRankStatus.ProtoReflect.Descriptor instead.
 func (*SetRankStatus) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{9}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetRankStatus) GetRanks() string {
@@ -730,7 +827,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +839,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[10]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +852,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{10}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Error) GetKind() string {
@@ -798,7 +895,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -810,7 +907,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[11]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -823,7 +920,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{11}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Result) GetIndex() uint64 {
@@ -875,7 +972,7 @@ type QueryRequest struct {
 
 func (x *QueryRequest) Reset() {
 	*x = QueryRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -887,7 +984,7 @@ func (x *QueryRequest) String() string {
 func (*QueryRequest) ProtoMessage() {}
 
 func (x *QueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[12]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -900,7 +997,7 @@ func (x *QueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryRequest.ProtoReflect.Descriptor instead.
 func (*QueryRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{12}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *QueryRequest) GetStale() bool {
@@ -1050,7 +1147,7 @@ type Info struct {
 
 func (x *Info) Reset() {
 	*x = Info{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1159,7 @@ func (x *Info) String() string {
 func (*Info) ProtoMessage() {}
 
 func (x *Info) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[13]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1172,7 @@ func (x *Info) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Info.ProtoReflect.Descriptor instead.
 func (*Info) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{13}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Info) GetId() uint64 {
@@ -1093,7 +1190,7 @@ type Jobs struct {
 
 func (x *Jobs) Reset() {
 	*x = Jobs{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1105,7 +1202,7 @@ func (x *Jobs) String() string {
 func (*Jobs) ProtoMessage() {}
 
 func (x *Jobs) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[14]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1118,7 +1215,7 @@ func (x *Jobs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Jobs.ProtoReflect.Descriptor instead.
 func (*Jobs) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{14}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{15}
 }
 
 type Find struct {
@@ -1132,7 +1229,7 @@ type Find struct {
 
 func (x *Find) Reset() {
 	*x = Find{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1241,7 @@ func (x *Find) String() string {
 func (*Find) ProtoMessage() {}
 
 func (x *Find) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[15]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1254,7 @@ func (x *Find) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Find.ProtoReflect.Descriptor instead.
 func (*Find) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{15}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Find) GetCriteria() string {
@@ -1191,7 +1288,7 @@ type Explain struct {
 
 func (x *Explain) Reset() {
 	*x = Explain{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1203,7 +1300,7 @@ func (x *Explain) String() string {
 func (*Explain) ProtoMessage() {}
 
 func (x *Explain) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[16]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1216,7 +1313,7 @@ func (x *Explain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Explain.ProtoReflect.Descriptor instead.
 func (*Explain) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{16}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Explain) GetJobspec() []byte {
@@ -1242,7 +1339,7 @@ type Satisfiable struct {
 
 func (x *Satisfiable) Reset() {
 	*x = Satisfiable{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1351,7 @@ func (x *Satisfiable) String() string {
 func (*Satisfiable) ProtoMessage() {}
 
 func (x *Satisfiable) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[17]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1364,7 @@ func (x *Satisfiable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Satisfiable.ProtoReflect.Descriptor instead.
 func (*Satisfiable) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{17}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Satisfiable) GetJobspec() []byte {
@@ -1286,7 +1383,7 @@ type Status struct {
 
 func (x *Status) Reset() {
 	*x = Status{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1395,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[18]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1408,7 @@ func (x *Status) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Status.ProtoReflect.Descriptor instead.
 func (*Status) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{18}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Status) GetPath() string {
@@ -1329,7 +1426,7 @@ type Types struct {
 
 func (x *Types) Reset() {
 	*x = Types{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1341,7 +1438,7 @@ func (x *Types) String() string {
 func (*Types) ProtoMessage() {}
 
 func (x *Types) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[19]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1354,7 +1451,7 @@ func (x *Types) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Types.ProtoReflect.Descriptor instead.
 func (*Types) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{19}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{20}
 }
 
 type Stat struct {
@@ -1365,7 +1462,7 @@ type Stat struct {
 
 func (x *Stat) Reset() {
 	*x = Stat{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1474,7 @@ func (x *Stat) String() string {
 func (*Stat) ProtoMessage() {}
 
 func (x *Stat) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[20]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1487,7 @@ func (x *Stat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stat.ProtoReflect.Descriptor instead.
 func (*Stat) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{20}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
 }
 
 type Stats struct {
@@ -1404,7 +1501,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1513,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1526,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Stats) GetVertices() int64 {
@@ -1466,7 +1563,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1575,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1588,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Job) GetId() uint64 {
@@ -1546,7 +1643,7 @@ type QueryResponse struct {
 
 func (x *QueryResponse) Reset() {
 	*x = QueryResponse{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1558,7 +1655,7 @@ func (x *QueryResponse) String() string {
 func (*QueryResponse) ProtoMessage() {}
 
 func (x *QueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1571,7 +1668,7 @@ func (x *QueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryResponse.ProtoReflect.Descriptor instead.
 func (*QueryResponse) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *QueryResponse) GetError() *Error {
@@ -1646,7 +1743,7 @@ type SnapshotRequest struct {
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1755,7 @@ func (x *SnapshotRequest) String() string {
 func (*SnapshotRequest) ProtoMessage() {}
 
 func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1768,7 @@ func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SnapshotRequest) GetStale() bool {
@@ -1690,7 +1787,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1702,7 +1799,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1715,7 +1812,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Chunk) GetData() []byte {
@@ -1733,7 +1830,7 @@ type ClusterRequest struct {
 
 func (x *ClusterRequest) Reset() {
 	*x = ClusterRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1745,7 +1842,7 @@ func (x *ClusterRequest) String() string {
 func (*ClusterRequest) ProtoMessage() {}
 
 func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1758,7 +1855,7 @@ func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterRequest.ProtoReflect.Descriptor instead.
 func (*ClusterRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
 }
 
 type Member struct {
@@ -1772,7 +1869,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +1881,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +1894,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Member) GetId() string {
@@ -1836,7 +1933,7 @@ type ClusterInfo struct {
 
 func (x *ClusterInfo) Reset() {
 	*x = ClusterInfo{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1945,7 @@ func (x *ClusterInfo) String() string {
 func (*ClusterInfo) ProtoMessage() {}
 
 func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +1958,7 @@ func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterInfo.ProtoReflect.Descriptor instead.
 func (*ClusterInfo) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ClusterInfo) GetId() string {
@@ -1924,7 +2021,7 @@ type JoinRequest struct {
 
 func (x *JoinRequest) Reset() {
 	*x = JoinRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2033,7 @@ func (x *JoinRequest) String() string {
 func (*JoinRequest) ProtoMessage() {}
 
 func (x *JoinRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +2046,7 @@ func (x *JoinRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
 func (*JoinRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *JoinRequest) GetId() string {
@@ -1982,7 +2079,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1994,7 +2091,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2007,7 +2104,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *LeaveRequest) GetId() string {
@@ -2021,11 +2118,13 @@ var File_gofluxion_v1_matcher_proto protoreflect.FileDescriptor
 
 const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\n" +
-	"\x1agofluxion/v1/matcher.proto\x12\fgofluxion.v1\"\xc0\x04\n" +
+	"\x1agofluxion/v1/matcher.proto\x12\fgofluxion.v1\"\x9d\x05\n" +
 	"\x02Op\x12\x16\n" +
 	"\x06client\x18\x01 \x01(\tR\x06client\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x14\n" +
-	"\x05acked\x18\x03 \x01(\x04R\x05acked\x12+\n" +
+	"\x05acked\x18\x03 \x01(\x04R\x05acked\x12\x14\n" +
+	"\x05retry\x18\x04 \x01(\bR\x05retry\x12\x12\n" +
+	"\x04time\x18\x05 \x01(\x03R\x04time\x12+\n" +
 	"\x05match\x18\n" +
 	" \x01(\v2\x13.gofluxion.v1.MatchH\x00R\x05match\x12.\n" +
 	"\x06cancel\x18\v \x01(\v2\x14.gofluxion.v1.CancelH\x00R\x06cancel\x12D\n" +
@@ -2036,8 +2135,12 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x06attach\x18\x0f \x01(\v2\x14.gofluxion.v1.AttachH\x00R\x06attach\x12.\n" +
 	"\x06remove\x18\x10 \x01(\v2\x14.gofluxion.v1.RemoveH\x00R\x06remove\x12>\n" +
 	"\fremove_ranks\x18\x11 \x01(\v2\x19.gofluxion.v1.RemoveRanksH\x00R\vremoveRanks\x12E\n" +
-	"\x0fset_rank_status\x18\x12 \x01(\v2\x1b.gofluxion.v1.SetRankStatusH\x00R\rsetRankStatusB\x06\n" +
-	"\x04kind\"j\n" +
+	"\x0fset_rank_status\x18\x12 \x01(\v2\x1b.gofluxion.v1.SetRankStatusH\x00R\rsetRankStatus\x121\n" +
+	"\agenesis\x18\x13 \x01(\v2\x15.gofluxion.v1.GenesisH\x00R\agenesisB\x06\n" +
+	"\x04kind\"=\n" +
+	"\aGenesis\x12\x1a\n" +
+	"\bsnapshot\x18\x01 \x01(\fR\bsnapshot\x12\x16\n" +
+	"\x06config\x18\x02 \x01(\fR\x06config\"j\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02op\x18\x01 \x01(\x05R\x02op\x12\x18\n" +
 	"\ajobspec\x18\x02 \x01(\fR\ajobspec\x12\x17\n" +
@@ -2168,81 +2271,83 @@ func file_gofluxion_v1_matcher_proto_rawDescGZIP() []byte {
 	return file_gofluxion_v1_matcher_proto_rawDescData
 }
 
-var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*Op)(nil),              // 0: gofluxion.v1.Op
-	(*Match)(nil),           // 1: gofluxion.v1.Match
-	(*Cancel)(nil),          // 2: gofluxion.v1.Cancel
-	(*PartialCancel)(nil),   // 3: gofluxion.v1.PartialCancel
-	(*Update)(nil),          // 4: gofluxion.v1.Update
-	(*SetStatus)(nil),       // 5: gofluxion.v1.SetStatus
-	(*Attach)(nil),          // 6: gofluxion.v1.Attach
-	(*Remove)(nil),          // 7: gofluxion.v1.Remove
-	(*RemoveRanks)(nil),     // 8: gofluxion.v1.RemoveRanks
-	(*SetRankStatus)(nil),   // 9: gofluxion.v1.SetRankStatus
-	(*Error)(nil),           // 10: gofluxion.v1.Error
-	(*Result)(nil),          // 11: gofluxion.v1.Result
-	(*QueryRequest)(nil),    // 12: gofluxion.v1.QueryRequest
-	(*Info)(nil),            // 13: gofluxion.v1.Info
-	(*Jobs)(nil),            // 14: gofluxion.v1.Jobs
-	(*Find)(nil),            // 15: gofluxion.v1.Find
-	(*Explain)(nil),         // 16: gofluxion.v1.Explain
-	(*Satisfiable)(nil),     // 17: gofluxion.v1.Satisfiable
-	(*Status)(nil),          // 18: gofluxion.v1.Status
-	(*Types)(nil),           // 19: gofluxion.v1.Types
-	(*Stat)(nil),            // 20: gofluxion.v1.Stat
-	(*Stats)(nil),           // 21: gofluxion.v1.Stats
-	(*Job)(nil),             // 22: gofluxion.v1.Job
-	(*QueryResponse)(nil),   // 23: gofluxion.v1.QueryResponse
-	(*SnapshotRequest)(nil), // 24: gofluxion.v1.SnapshotRequest
-	(*Chunk)(nil),           // 25: gofluxion.v1.Chunk
-	(*ClusterRequest)(nil),  // 26: gofluxion.v1.ClusterRequest
-	(*Member)(nil),          // 27: gofluxion.v1.Member
-	(*ClusterInfo)(nil),     // 28: gofluxion.v1.ClusterInfo
-	(*JoinRequest)(nil),     // 29: gofluxion.v1.JoinRequest
-	(*LeaveRequest)(nil),    // 30: gofluxion.v1.LeaveRequest
+	(*Genesis)(nil),         // 1: gofluxion.v1.Genesis
+	(*Match)(nil),           // 2: gofluxion.v1.Match
+	(*Cancel)(nil),          // 3: gofluxion.v1.Cancel
+	(*PartialCancel)(nil),   // 4: gofluxion.v1.PartialCancel
+	(*Update)(nil),          // 5: gofluxion.v1.Update
+	(*SetStatus)(nil),       // 6: gofluxion.v1.SetStatus
+	(*Attach)(nil),          // 7: gofluxion.v1.Attach
+	(*Remove)(nil),          // 8: gofluxion.v1.Remove
+	(*RemoveRanks)(nil),     // 9: gofluxion.v1.RemoveRanks
+	(*SetRankStatus)(nil),   // 10: gofluxion.v1.SetRankStatus
+	(*Error)(nil),           // 11: gofluxion.v1.Error
+	(*Result)(nil),          // 12: gofluxion.v1.Result
+	(*QueryRequest)(nil),    // 13: gofluxion.v1.QueryRequest
+	(*Info)(nil),            // 14: gofluxion.v1.Info
+	(*Jobs)(nil),            // 15: gofluxion.v1.Jobs
+	(*Find)(nil),            // 16: gofluxion.v1.Find
+	(*Explain)(nil),         // 17: gofluxion.v1.Explain
+	(*Satisfiable)(nil),     // 18: gofluxion.v1.Satisfiable
+	(*Status)(nil),          // 19: gofluxion.v1.Status
+	(*Types)(nil),           // 20: gofluxion.v1.Types
+	(*Stat)(nil),            // 21: gofluxion.v1.Stat
+	(*Stats)(nil),           // 22: gofluxion.v1.Stats
+	(*Job)(nil),             // 23: gofluxion.v1.Job
+	(*QueryResponse)(nil),   // 24: gofluxion.v1.QueryResponse
+	(*SnapshotRequest)(nil), // 25: gofluxion.v1.SnapshotRequest
+	(*Chunk)(nil),           // 26: gofluxion.v1.Chunk
+	(*ClusterRequest)(nil),  // 27: gofluxion.v1.ClusterRequest
+	(*Member)(nil),          // 28: gofluxion.v1.Member
+	(*ClusterInfo)(nil),     // 29: gofluxion.v1.ClusterInfo
+	(*JoinRequest)(nil),     // 30: gofluxion.v1.JoinRequest
+	(*LeaveRequest)(nil),    // 31: gofluxion.v1.LeaveRequest
 }
 var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
-	1,  // 0: gofluxion.v1.Op.match:type_name -> gofluxion.v1.Match
-	2,  // 1: gofluxion.v1.Op.cancel:type_name -> gofluxion.v1.Cancel
-	3,  // 2: gofluxion.v1.Op.partial_cancel:type_name -> gofluxion.v1.PartialCancel
-	4,  // 3: gofluxion.v1.Op.update:type_name -> gofluxion.v1.Update
-	5,  // 4: gofluxion.v1.Op.set_status:type_name -> gofluxion.v1.SetStatus
-	6,  // 5: gofluxion.v1.Op.attach:type_name -> gofluxion.v1.Attach
-	7,  // 6: gofluxion.v1.Op.remove:type_name -> gofluxion.v1.Remove
-	8,  // 7: gofluxion.v1.Op.remove_ranks:type_name -> gofluxion.v1.RemoveRanks
-	9,  // 8: gofluxion.v1.Op.set_rank_status:type_name -> gofluxion.v1.SetRankStatus
-	10, // 9: gofluxion.v1.Result.error:type_name -> gofluxion.v1.Error
-	13, // 10: gofluxion.v1.QueryRequest.info:type_name -> gofluxion.v1.Info
-	14, // 11: gofluxion.v1.QueryRequest.jobs:type_name -> gofluxion.v1.Jobs
-	15, // 12: gofluxion.v1.QueryRequest.find:type_name -> gofluxion.v1.Find
-	16, // 13: gofluxion.v1.QueryRequest.explain:type_name -> gofluxion.v1.Explain
-	17, // 14: gofluxion.v1.QueryRequest.satisfiable:type_name -> gofluxion.v1.Satisfiable
-	18, // 15: gofluxion.v1.QueryRequest.status:type_name -> gofluxion.v1.Status
-	19, // 16: gofluxion.v1.QueryRequest.types:type_name -> gofluxion.v1.Types
-	20, // 17: gofluxion.v1.QueryRequest.stat:type_name -> gofluxion.v1.Stat
-	10, // 18: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
-	22, // 19: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
-	22, // 20: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
-	21, // 21: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
-	27, // 22: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
-	0,  // 23: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
-	12, // 24: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
-	24, // 25: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
-	26, // 26: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
-	29, // 27: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
-	30, // 28: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
-	11, // 29: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
-	23, // 30: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
-	25, // 31: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
-	28, // 32: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
-	28, // 33: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
-	28, // 34: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
-	29, // [29:35] is the sub-list for method output_type
-	23, // [23:29] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	2,  // 0: gofluxion.v1.Op.match:type_name -> gofluxion.v1.Match
+	3,  // 1: gofluxion.v1.Op.cancel:type_name -> gofluxion.v1.Cancel
+	4,  // 2: gofluxion.v1.Op.partial_cancel:type_name -> gofluxion.v1.PartialCancel
+	5,  // 3: gofluxion.v1.Op.update:type_name -> gofluxion.v1.Update
+	6,  // 4: gofluxion.v1.Op.set_status:type_name -> gofluxion.v1.SetStatus
+	7,  // 5: gofluxion.v1.Op.attach:type_name -> gofluxion.v1.Attach
+	8,  // 6: gofluxion.v1.Op.remove:type_name -> gofluxion.v1.Remove
+	9,  // 7: gofluxion.v1.Op.remove_ranks:type_name -> gofluxion.v1.RemoveRanks
+	10, // 8: gofluxion.v1.Op.set_rank_status:type_name -> gofluxion.v1.SetRankStatus
+	1,  // 9: gofluxion.v1.Op.genesis:type_name -> gofluxion.v1.Genesis
+	11, // 10: gofluxion.v1.Result.error:type_name -> gofluxion.v1.Error
+	14, // 11: gofluxion.v1.QueryRequest.info:type_name -> gofluxion.v1.Info
+	15, // 12: gofluxion.v1.QueryRequest.jobs:type_name -> gofluxion.v1.Jobs
+	16, // 13: gofluxion.v1.QueryRequest.find:type_name -> gofluxion.v1.Find
+	17, // 14: gofluxion.v1.QueryRequest.explain:type_name -> gofluxion.v1.Explain
+	18, // 15: gofluxion.v1.QueryRequest.satisfiable:type_name -> gofluxion.v1.Satisfiable
+	19, // 16: gofluxion.v1.QueryRequest.status:type_name -> gofluxion.v1.Status
+	20, // 17: gofluxion.v1.QueryRequest.types:type_name -> gofluxion.v1.Types
+	21, // 18: gofluxion.v1.QueryRequest.stat:type_name -> gofluxion.v1.Stat
+	11, // 19: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
+	23, // 20: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
+	23, // 21: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
+	22, // 22: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
+	28, // 23: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
+	0,  // 24: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
+	13, // 25: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
+	25, // 26: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
+	27, // 27: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
+	30, // 28: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
+	31, // 29: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
+	12, // 30: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
+	24, // 31: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
+	26, // 32: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
+	29, // 33: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
+	29, // 34: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
+	29, // 35: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
+	30, // [30:36] is the sub-list for method output_type
+	24, // [24:30] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_gofluxion_v1_matcher_proto_init() }
@@ -2260,8 +2365,9 @@ func file_gofluxion_v1_matcher_proto_init() {
 		(*Op_Remove)(nil),
 		(*Op_RemoveRanks)(nil),
 		(*Op_SetRankStatus)(nil),
+		(*Op_Genesis)(nil),
 	}
-	file_gofluxion_v1_matcher_proto_msgTypes[12].OneofWrappers = []any{
+	file_gofluxion_v1_matcher_proto_msgTypes[13].OneofWrappers = []any{
 		(*QueryRequest_Info)(nil),
 		(*QueryRequest_Jobs)(nil),
 		(*QueryRequest_Find)(nil),
@@ -2277,7 +2383,7 @@ func file_gofluxion_v1_matcher_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gofluxion_v1_matcher_proto_rawDesc), len(file_gofluxion_v1_matcher_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

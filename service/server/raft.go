@@ -49,9 +49,17 @@ type ReplicatedOptions struct {
 	// same list). Replicas added later start without it and are joined.
 	Bootstrap bool
 	Peers     []Peer
-	// Initial builds the matcher every replica starts from before it
-	// applies the log (all replicas must build the same one).
+	// Initial builds the initial matcher from the command line's graph;
+	// nil for a replica started without one (it takes the cluster's).
+	// The first leader that has one writes it, with Config, as the
+	// log's first operation (the Genesis); every replica starts from
+	// that.
 	Initial func() (*gofluxion.Matcher, error)
+	// Config is the command line's configuration: the Genesis's, and
+	// compared on start, on the fields named in Given, with the one in
+	// this replica's snapshot or log (a difference refuses the start).
+	Config *state.Config
+	Given  []string
 	// SnapshotThreshold is the number of log entries between FSM
 	// snapshots (raft's default 8192 when 0).
 	SnapshotThreshold uint64
@@ -63,6 +71,8 @@ type ReplicatedOptions struct {
 	ApplyTimeout                                          time.Duration // default 10s
 	LogLevel                                              string        // hclog level, default "warn"
 	Metrics                                               *Metrics
+	// Sessions configures the session table (the same on every replica).
+	Sessions state.Options
 
 	// For tests: an existing transport and stores (in memory).
 	Transport raft.Transport
@@ -73,6 +83,8 @@ type ReplicatedOptions struct {
 
 // Replicated is the Raft backend.
 type Replicated struct {
+	genMu sync.Mutex // one Genesis proposal at a time
+	done  chan struct{}
 	opts  ReplicatedOptions
 	r     *raft.Raft
 	st    *state.State
@@ -80,6 +92,8 @@ type Replicated struct {
 	trans raft.Transport
 	mu    sync.Mutex
 	grpc  map[string]string // replica id -> gRPC address (hints only)
+	// misconfigured: the command line differs from the Genesis.
+	misconfigured error
 }
 
 type fsm struct{ st *state.State }
@@ -123,14 +137,7 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 	if o.LogLevel == "" {
 		o.LogLevel = "warn"
 	}
-	if o.Initial == nil {
-		return nil, errors.New("no initial graph")
-	}
-	m, err := o.Initial()
-	if err != nil {
-		return nil, err
-	}
-	b := &Replicated{opts: o, st: state.New(m), grpc: map[string]string{}}
+	b := &Replicated{opts: o, st: state.New(nil, o.Sessions), grpc: map[string]string{}, done: make(chan struct{})}
 	for _, p := range o.Peers {
 		b.grpc[p.ID] = p.GRPCAddr
 	}
@@ -178,6 +185,15 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		}
 	}
 	b.trans = trans
+	if err := checkConfig(storedConfig(logs, snaps), o.Config, o.Given); err != nil {
+		if c, ok := trans.(io.Closer); ok {
+			c.Close()
+		}
+		if b.bolt != nil {
+			b.bolt.Close()
+		}
+		return nil, err
+	}
 	if o.Bootstrap {
 		has, err := raft.HasExistingState(logs, stable, snaps)
 		if err != nil {
@@ -201,7 +217,127 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		return nil, err
 	}
 	b.r = r
+	go b.genesisWhenLeader()
 	return b, nil
+}
+
+// storedConfig returns the configuration in a replica's newest snapshot,
+// or else in the Genesis at the start of its log (nil when neither has
+// one).
+func storedConfig(logs raft.LogStore, snaps raft.SnapshotStore) *state.Config {
+	if list, err := snaps.List(); err == nil && len(list) > 0 {
+		if _, rc, err := snaps.Open(list[0].ID); err == nil {
+			defer rc.Close()
+			if cfg, err := state.ReadConfig(rc); err == nil {
+				return cfg
+			}
+		}
+		return nil
+	}
+	first, err1 := logs.FirstIndex()
+	last, err2 := logs.LastIndex()
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	for i := max(first, 1); i <= last; i++ {
+		var l raft.Log
+		if logs.GetLog(i, &l) != nil {
+			return nil
+		}
+		if l.Type != raft.LogCommand {
+			continue
+		}
+		op := &pb.Op{}
+		if proto.Unmarshal(l.Data, op) != nil || op.GetGenesis() == nil {
+			return nil
+		}
+		cfg, _ := state.GenesisConfig(op.GetGenesis())
+		return cfg
+	}
+	return nil
+}
+
+// genesisWhenLeader writes the Genesis as soon as this replica leads a
+// cluster without one, so that followers (joiners without a graph of
+// their own) get the graph without waiting for a first operation.
+// Once the state has its Genesis, a replica whose command line differs
+// from it (a founding replica started with other flags than the one that
+// wrote the Genesis) stops serving and says why.
+func (b *Replicated) genesisWhenLeader() {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for !b.st.HasGraph() {
+		select {
+		case <-b.done:
+			return
+		case <-t.C:
+		}
+		if b.opts.Initial != nil && b.r.State() == raft.Leader {
+			_ = b.genesis(b.opts.ApplyTimeout)
+		}
+	}
+	if err := checkConfig(b.st.Config(), b.opts.Config, b.opts.Given); err != nil {
+		b.mu.Lock()
+		b.misconfigured = err
+		b.mu.Unlock()
+		fmt.Fprintf(os.Stderr, "gofluxiond: replica %s: %v\n", b.opts.ID, err)
+	}
+}
+
+// misconfig returns the error of a replica whose flags differ from the
+// cluster's configuration (nil when they agree).
+func (b *Replicated) misconfig() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.misconfigured != nil {
+		return status.Error(codes.FailedPrecondition, b.misconfigured.Error())
+	}
+	return nil
+}
+
+// genesis makes sure the state has its initial graph: after applying
+// everything committed (a Genesis may be in the log already), the leader
+// proposes one from its own graph and configuration. A second Genesis
+// (two leaders in turn proposing one) is ignored by the state machine.
+func (b *Replicated) genesis(timeout time.Duration) error {
+	if b.st.HasGraph() {
+		return nil
+	}
+	b.genMu.Lock()
+	defer b.genMu.Unlock()
+	if b.st.HasGraph() {
+		return nil
+	}
+	if err := b.r.Barrier(timeout).Error(); err != nil {
+		return b.notLeader()
+	}
+	if b.st.HasGraph() {
+		return nil
+	}
+	if b.opts.Initial == nil {
+		return status.Error(codes.Unavailable, state.ErrNoGenesis.Error()+" (this replica was started without -graph)")
+	}
+	m, err := b.opts.Initial()
+	if err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	cfg := b.opts.Config
+	if cfg == nil {
+		cfg = &state.Config{}
+	}
+	op, err := state.NewGenesis(m, cfg)
+	if err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	op.Time = time.Now().UnixNano()
+	data, err := proto.Marshal(op)
+	if err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	if err := b.r.Apply(data, timeout).Error(); err != nil {
+		return b.notLeader()
+	}
+	return nil
 }
 
 // Raft returns the raft instance (tests, tools).
@@ -220,16 +356,23 @@ func (b *Replicated) notLeader() error {
 
 // Apply implements Backend.
 func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
+	if err := b.misconfig(); err != nil {
+		return nil, err
+	}
 	if b.r.State() != raft.Leader {
 		return nil, b.notLeader()
-	}
-	data, err := proto.Marshal(op)
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	timeout := b.opts.ApplyTimeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(d))
+	}
+	if err := b.genesis(timeout); err != nil {
+		return nil, err
+	}
+	op.Time = time.Now().UnixNano() // the log time, from the leader only
+	data, err := proto.Marshal(op)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	f := b.r.Apply(data, timeout)
 	if err := f.Error(); err != nil {
@@ -252,11 +395,20 @@ func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 // committed, so it sees every acknowledged operation (linearizable). A
 // stale read answers from this replica's state as it is.
 func (b *Replicated) Read(ctx context.Context, stale bool) (*state.State, error) {
+	if err := b.misconfig(); err != nil {
+		return nil, err
+	}
 	if stale {
+		if !b.st.HasGraph() {
+			return nil, status.Error(codes.Unavailable, state.ErrNoGenesis.Error())
+		}
 		return b.st, nil
 	}
 	if b.r.State() != raft.Leader {
 		return nil, b.notLeader()
+	}
+	if err := b.genesis(b.opts.ApplyTimeout); err != nil {
+		return nil, err
 	}
 	if err := b.r.VerifyLeader().Error(); err != nil {
 		return nil, b.notLeader()
@@ -325,11 +477,12 @@ func (b *Replicated) Leave(ctx context.Context, id string) error {
 // Ready implements Backend: a leader is known.
 func (b *Replicated) Ready() bool {
 	_, id := b.r.LeaderWithID()
-	return id != ""
+	return id != "" && b.st.HasGraph() && b.misconfig() == nil
 }
 
 // Close implements Backend.
 func (b *Replicated) Close() error {
+	close(b.done)
 	err := b.r.Shutdown().Error()
 	if c, ok := b.trans.(io.Closer); ok {
 		c.Close()

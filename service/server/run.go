@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/service/pb"
+	"github.com/gofluxion/gofluxion/service/state"
 	"google.golang.org/grpc"
 )
 
@@ -35,6 +38,23 @@ func Main(args []string, stderr io.Writer) int {
 		join, logLevel, election               = &c.join, &c.logLevel, &c.election
 	)
 	logger := log.New(stderr, "gofluxiond: ", log.LstdFlags)
+	if c.repairAt >= 0 {
+		// Offline repair: cut the journal where the operator said, then
+		// exit (a restart without the flag serves).
+		msg, err := RepairJournal(c.dir, c.repairAt)
+		if err != nil {
+			logger.Print(err)
+			return 1
+		}
+		logger.Print(msg)
+		return 0
+	}
+	sessions := state.Options{MaxSessions: c.sessions, MaxAge: c.sessionAge}
+	cfg, err := c.stateConfig()
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
 	initial := func() (*gofluxion.Matcher, error) {
 		var g, err = loadGraph(*graphFile, c.types)
 		if err != nil {
@@ -56,7 +76,8 @@ func Main(args []string, stderr io.Writer) int {
 	metrics = NewMetrics(info)
 	switch *mode {
 	case "standalone":
-		s, err := OpenStandalone(StandaloneOptions{Dir: *dir, Initial: initial, SnapshotEvery: *snapEvery, Metrics: metrics})
+		s, err := OpenStandalone(StandaloneOptions{Dir: *dir, Initial: initial, SnapshotEvery: *snapEvery, Metrics: metrics,
+			Sessions: sessions, Logf: logger.Printf, Config: cfg, Given: c.given})
 		if err != nil {
 			logger.Print(err)
 			return 1
@@ -71,9 +92,12 @@ func Main(args []string, stderr io.Writer) int {
 			logger.Print(err)
 			return 2
 		}
+		if !slices.Contains(c.given, "graph") && !*bootstrap {
+			initial = nil // a joiner takes the cluster's graph
+		}
 		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, RaftAdvertise: *raftAdv, GRPCAddr: *advertise,
 			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
-			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics})
+			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics, Sessions: sessions, Config: cfg, Given: c.given})
 		if err != nil {
 			logger.Print(err)
 			return 1
@@ -89,7 +113,8 @@ func Main(args []string, stderr io.Writer) int {
 		b.Close()
 		return 1
 	}
-	gs := grpc.NewServer(grpc.MaxRecvMsgSize(maxRecord))
+	applyMemoryLimit()
+	gs := grpc.NewServer(limitOptions(c.maxInflight, c.maxStreams, metrics)...)
 	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
 	go gs.Serve(lis)
 	var hs *http.Server
@@ -131,6 +156,12 @@ type config struct {
 	bootstrap                                            bool
 	logLevel                                             string
 	election                                             time.Duration
+	repairAt                                             int64
+	given                                                []string // state.ConfigFields set on the command line
+	sessions                                             int
+	sessionAge                                           time.Duration
+	maxInflight                                          int64
+	maxStreams                                           int
 }
 
 // parseArgs parses gofluxiond's command line.
@@ -157,9 +188,19 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.join, "join", "", "raft: gRPC address of a member to ask to add this replica")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "raft log level")
 	fs.DurationVar(&c.election, "election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
+	fs.Int64Var(&c.repairAt, "repair-journal-at", -1, "standalone: offline repair: cut the journal in -data at this byte offset (named by the start error), keeping the cut bytes in journal.cut-OFFSET, and exit")
+	fs.IntVar(&c.sessions, "sessions", state.MaxSessions, "session table size: clients whose retries are answered without applying them twice (the same on every replica)")
+	fs.DurationVar(&c.sessionAge, "session-max-age", state.MaxAge, "a session unused for this long (log time) expires; at least 10m, the retry window (the same on every replica)")
+	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 0, "request bytes the server holds at once; past it RPCs are refused with RESOURCE_EXHAUSTED and clients retry (default: an eighth of the memory limit, at most 4 GiB)")
+	fs.IntVar(&c.maxStreams, "max-streams", MaxStreamsPerConn, "concurrent RPCs per client connection")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(state.ConfigFields, f.Name) {
+			c.given = append(c.given, f.Name)
+		}
+	})
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "gofluxiond: unexpected arguments %q\n", fs.Args())
 		return nil, fmt.Errorf("unexpected arguments")
@@ -226,4 +267,35 @@ func joinCluster(logger *log.Logger, addr, id, raftAddr, grpcAddr string) {
 		logger.Printf("join through %s: %v (retrying)", addr, err)
 		time.Sleep(delay)
 	}
+}
+
+// stateConfig is the configuration the command line gives the state
+// machine (state.Config): the graph's identity (a file by the sha256 of
+// its bytes) and the options, defaults filled in.
+func (c *config) stateConfig() (*state.Config, error) {
+	g := c.graphFile
+	if g != "demo" && g != "empty" {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			if !slices.Contains(c.given, "graph") {
+				g = "" // the default, absent: the state's is taken
+			} else {
+				return nil, err
+			}
+		} else {
+			g = fmt.Sprintf("sha256:%x", sha256.Sum256(b))
+		}
+	}
+	types := ""
+	if c.graphFile == "empty" {
+		types = c.types
+	}
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	return &state.Config{Graph: g, Types: types, Policy: or(c.policy, "first"), Subsystems: or(c.subs, "CA"),
+		PruneFilters: or(c.prune, "ALL:core,ALL:node"), MaxSessions: c.sessions, SessionMaxAge: c.sessionAge}, nil
 }

@@ -15,8 +15,10 @@ import (
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
+	"github.com/gofluxion/gofluxion/service/state"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -114,6 +116,8 @@ func opKind(op *pb.Op) string {
 		return "remove_ranks"
 	case *pb.Op_SetRankStatus:
 		return "set_rank_status"
+	case *pb.Op_Genesis:
+		return "genesis"
 	}
 	return "unknown"
 }
@@ -145,9 +149,39 @@ func (s *Service) hint(ctx context.Context, err error) error {
 // Apply implements pb.MatcherServer.
 func (s *Service) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 	t0 := time.Now()
+	if op.GetGenesis() != nil || op.GetKind() == nil {
+		err := status.Error(codes.InvalidArgument, "not an operation a client may send (none, or a Genesis)")
+		s.observe("Apply", opKind(op), t0, nil, err)
+		return nil, err
+	}
+	// Refused on its face: answered without taking room in the log.
+	if res := refuseOnItsFace(op, func() *gofluxion.Matcher {
+		if st, err := s.B.Read(ctx, true); err == nil {
+			return st.Matcher()
+		}
+		return nil
+	}); res != nil {
+		s.observe("Apply", opKind(op), t0, res.GetError(), nil)
+		return res, nil
+	}
 	res, err := s.B.Apply(ctx, op)
+	if err == nil && res.GetError().GetKind() == state.KindOutcomeUnknown {
+		err = outcomeUnknown(res.GetError().GetMessage())
+		res = nil
+	}
 	s.observe("Apply", opKind(op), t0, res.GetError(), err)
 	return res, s.hint(ctx, err)
+}
+
+// outcomeUnknown is the status of a retry refused by the session table:
+// FAILED_PRECONDITION (never retried by clients) with an ErrorInfo whose
+// reason is wire.OutcomeUnknownReason.
+func outcomeUnknown(msg string) error {
+	st := status.New(codes.FailedPrecondition, msg)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: wire.OutcomeUnknownReason, Domain: "gofluxion"}); err == nil {
+		st = d
+	}
+	return st.Err()
 }
 
 // Query implements pb.MatcherServer.

@@ -10,6 +10,15 @@
 // fail the same way everywhere. The only per-replica values are wall-time
 // measurements (Job.Overhead, Allocation.Overhead), which no decision
 // reads.
+//
+// The state starts empty: the first operation of every journal and log is
+// a Genesis, which carries the initial matcher and the Config every
+// decision depends on, so replicas cannot start from different graphs or
+// options. Sessions expire by count (LRU by log index) and by age in log
+// time (the time the server stamps on each operation, never a replica's
+// clock); a retry the table cannot answer because a session used within
+// the retry window was evicted is refused as KindOutcomeUnknown instead of
+// being applied a second time.
 package state
 
 import (
@@ -20,6 +29,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
@@ -27,14 +37,51 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// MaxSessions bounds the session table: past it, the session used least
-// recently (by log index, so every replica evicts the same one) goes.
+// MaxSessions is the default bound of the session table: past it, the
+// session used least recently (by log index, so every replica evicts the
+// same one) goes.
 const MaxSessions = 4096
+
+// Session expiry defaults: a session unused for MaxAge of log time goes.
+// RetryWindow is how long after its first attempt a client may retry an
+// operation (the client gives up before; see wire.RetryWindow).
+const (
+	MaxAge      = time.Hour
+	RetryWindow = wire.RetryWindow
+)
+
+// KindOutcomeUnknown is the pb.Error kind of a retry that the session
+// table cannot answer because the client's session was evicted: the first
+// attempt may have been applied, and it is not applied again.
+const KindOutcomeUnknown = "outcome_unknown"
+
+// Options configure the session table. Every replica must use the same
+// (they decide evictions).
+type Options struct {
+	// MaxSessions bounds the number of sessions (default MaxSessions).
+	MaxSessions int
+	// MaxAge expires a session unused for that long, in log time (the
+	// time the server stamps on each operation it commits); default
+	// MaxAge, at least RetryWindow.
+	MaxAge time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = MaxSessions
+	}
+	if o.MaxAge <= 0 {
+		o.MaxAge = MaxAge
+	}
+	o.MaxAge = max(o.MaxAge, RetryWindow)
+	return o
+}
 
 type session struct {
 	// Acked: the client has the answers of every seq below it.
 	Acked   uint64            `json:"acked"`
-	Index   uint64            `json:"index"` // last use
+	Index   uint64            `json:"index"`          // last use
+	Time    int64             `json:"time,omitempty"` // log time of the last use (UnixNano)
 	Results map[uint64][]byte `json:"results"`
 }
 
@@ -43,15 +90,36 @@ type session struct {
 // run concurrently with them.
 type State struct {
 	mu       sync.RWMutex
+	opts     Options
 	m        *gofluxion.Matcher
 	applied  uint64
 	sessions map[string]*session
+	cfg      *Config // from the Genesis (nil: none, or a state made from a matcher)
+	clock
 }
 
-// New wraps m, whose state corresponds to index applied (0 for a fresh
-// matcher).
-func New(m *gofluxion.Matcher) *State {
-	return &State{m: m, sessions: map[string]*session{}}
+// clock is the state's log time, and what evictions left behind; it is
+// part of the snapshot.
+type clock struct {
+	// Now is the latest operation time seen (UnixNano; never decreases,
+	// whatever the clocks of successive leaders).
+	Now int64 `json:"now,omitempty"`
+	// Swept is when expired sessions were last looked for.
+	Swept int64 `json:"swept,omitempty"`
+	// EvictedUse is the latest last-use time of any session evicted or
+	// expired: a retry of an operation first sent after it cannot belong
+	// to a lost session.
+	EvictedUse int64 `json:"evicted_use,omitempty"`
+}
+
+// New wraps m, whose state corresponds to index 0 (a fresh matcher),
+// with the session table's options (the defaults when none).
+func New(m *gofluxion.Matcher, opts ...Options) *State {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	return &State{m: m, opts: o.withDefaults(), sessions: map[string]*session{}}
 }
 
 // Matcher returns the current matcher, for reads.
@@ -74,28 +142,52 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 	if index > s.applied {
 		s.applied = index
 	}
+	s.Now = max(s.Now, op.GetTime())
+	if g := op.GetGenesis(); g != nil || s.m == nil {
+		var err error = ErrNoGenesis
+		if g != nil {
+			err = s.genesis(g)
+		}
+		s.mu.Unlock()
+		return &pb.Result{Index: index, Error: wire.ToPB(err)}
+	}
+	s.expire()
 	var se *session
 	if op.GetSeq() != 0 {
 		se = s.sessions[op.GetClient()]
-		if se == nil {
-			se = &session{Results: map[uint64][]byte{}}
-			s.sessions[op.GetClient()] = se
-			if len(s.sessions) > MaxSessions {
-				s.evict(op.GetClient())
+		if se != nil {
+			se.Index, se.Time = index, s.Now
+			se.ack(op.GetAcked())
+			if b, ok := se.Results[op.GetSeq()]; ok {
+				s.mu.Unlock()
+				var r pb.Result
+				if proto.Unmarshal(b, &r) == nil {
+					return &r
+				}
+				return &pb.Result{Index: index, Error: &pb.Error{Message: "undecodable result in the session table"}}
+			} else if op.GetSeq() < se.Acked {
+				s.mu.Unlock()
+				return &pb.Result{Index: index, Error: &pb.Error{Kind: "invalid",
+					Message: fmt.Sprintf("request %d of client %s was answered already (the client acknowledged every request below %d): not applied again", op.GetSeq(), op.GetClient(), se.Acked)}}
 			}
 		}
-		se.Index = index
-		se.ack(op.GetAcked())
-		if b, ok := se.Results[op.GetSeq()]; ok {
+		// A retry the table cannot answer: its first attempt was not
+		// applied, unless it was applied in a session evicted since. That
+		// session was used at or after the first attempt, which the
+		// client sent at most RetryWindow ago; so when no evicted session
+		// was used that recently, the retry is applied as new.
+		if op.GetRetry() && s.EvictedUse != 0 && s.EvictedUse >= s.Now-int64(RetryWindow) {
 			s.mu.Unlock()
-			var r pb.Result
-			if proto.Unmarshal(b, &r) == nil {
-				return &r
+			return &pb.Result{Index: index, Error: &pb.Error{Kind: KindOutcomeUnknown,
+				Message: fmt.Sprintf("request %d of client %s is a retry and the session table no longer knows whether it was applied "+
+					"(sessions were evicted within the retry window): not applied; the outcome is unknown, check with Info", op.GetSeq(), op.GetClient())}}
+		}
+		if se == nil {
+			se = &session{Results: map[uint64][]byte{}, Index: index, Time: s.Now, Acked: op.GetAcked()}
+			s.sessions[op.GetClient()] = se
+			if len(s.sessions) > s.opts.MaxSessions {
+				s.evict(op.GetClient())
 			}
-		} else if op.GetSeq() < se.Acked {
-			s.mu.Unlock()
-			return &pb.Result{Index: index, Error: &pb.Error{Kind: "invalid",
-				Message: fmt.Sprintf("request %d of client %s was answered already (the client acknowledged every request below %d): not applied again", op.GetSeq(), op.GetClient(), se.Acked)}}
 		}
 	}
 	m := s.m
@@ -133,7 +225,41 @@ func (s *State) evict(keep string) {
 			oldest, at = c, se.Index
 		}
 	}
-	delete(s.sessions, oldest)
+	s.forget(oldest)
+}
+
+// forget drops a session, remembering when it was last used.
+func (s *State) forget(c string) {
+	se := s.sessions[c]
+	if se == nil {
+		return
+	}
+	t := se.Time
+	if t == 0 {
+		t = s.Now // from a snapshot without times: as if used now
+	}
+	s.EvictedUse = max(s.EvictedUse, t)
+	delete(s.sessions, c)
+}
+
+// expire drops the sessions unused for MaxAge, looking every MaxAge/8 of
+// log time (so the table is scanned rarely, and alike on every replica).
+func (s *State) expire() {
+	age := int64(s.opts.MaxAge)
+	if s.Now-s.Swept < age/8 {
+		return
+	}
+	s.Swept = s.Now
+	var old []string
+	for c, se := range s.sessions {
+		if se.Time != 0 && se.Time < s.Now-age {
+			old = append(old, c)
+		}
+	}
+	slices.Sort(old)
+	for _, c := range old {
+		s.forget(c)
+	}
 }
 
 // apply runs one operation on m.
@@ -198,6 +324,10 @@ type header struct {
 	Version  int                 `json:"version"`
 	Applied  uint64              `json:"applied"`
 	Sessions map[string]*session `json:"sessions"`
+	Config   *Config             `json:"config,omitempty"`
+	// NoGraph: no Genesis applied yet, no matcher follows.
+	NoGraph bool `json:"no_graph,omitempty"`
+	clock
 }
 
 // Frozen is a copy of the state taken at one index, to be written while
@@ -211,7 +341,8 @@ type Frozen struct {
 func (s *State) Freeze() *Frozen {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	h := header{Format: snapshotFormat, Version: 1, Applied: s.applied, Sessions: map[string]*session{}}
+	h := header{Format: snapshotFormat, Version: 1, Applied: s.applied, Sessions: map[string]*session{}, clock: s.clock,
+		Config: s.cfg, NoGraph: s.m == nil}
 	for c, se := range s.sessions {
 		cp := *se
 		cp.Results = make(map[uint64][]byte, len(se.Results))
@@ -219,6 +350,9 @@ func (s *State) Freeze() *Frozen {
 			cp.Results[k] = v
 		}
 		h.Sessions[c] = &cp
+	}
+	if s.m == nil {
+		return &Frozen{h: h}
 	}
 	return &Frozen{h: h, m: s.m.Clone()}
 }
@@ -235,6 +369,9 @@ func (f *Frozen) Write(w io.Writer) error {
 	if _, err := w.Write(append(b, '\n')); err != nil {
 		return err
 	}
+	if f.m == nil {
+		return nil
+	}
 	return f.m.Snapshot(w)
 }
 
@@ -250,9 +387,11 @@ func (s *State) Restore(r io.Reader) error {
 	if err := json.Unmarshal(line, &h); err != nil || h.Format != snapshotFormat || h.Version != 1 {
 		return fmt.Errorf("state snapshot: bad header: %w", errors.Join(err, gofluxion.ErrSnapshot))
 	}
-	m, err := gofluxion.Restore(br)
-	if err != nil {
-		return fmt.Errorf("state snapshot: %w", err)
+	var m *gofluxion.Matcher
+	if !h.NoGraph {
+		if m, err = gofluxion.Restore(br); err != nil {
+			return fmt.Errorf("state snapshot: %w", err)
+		}
 	}
 	if h.Sessions == nil {
 		h.Sessions = map[string]*session{}
@@ -263,7 +402,10 @@ func (s *State) Restore(r io.Reader) error {
 		}
 	}
 	s.mu.Lock()
-	s.m, s.applied, s.sessions = m, h.Applied, h.Sessions
+	s.m, s.applied, s.sessions, s.clock, s.cfg = m, h.Applied, h.Sessions, h.clock, h.Config
+	if h.Config != nil {
+		s.opts = h.Config.Options()
+	}
 	s.mu.Unlock()
 	return nil
 }

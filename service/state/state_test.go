@@ -2,7 +2,10 @@ package state_test
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/service/pb"
@@ -90,5 +93,115 @@ func TestFailedOpsAreDeterministic(t *testing.T) {
 	fb, _ := b.Matcher().FindAt("status=up", "jgf", 0)
 	if fa != fb {
 		t.Fatal("replicas differ after failed operations")
+	}
+}
+
+func clientOp(client string, seq, acked uint64, at time.Duration, retry bool) *pb.Op {
+	o := op(seq, acked)
+	o.Client, o.Time, o.Retry = client, int64(at), retry
+	return o
+}
+
+// TestEvictedRetry: a retry whose session was evicted (by count) within
+// the retry window is refused as "outcome unknown" and changes nothing;
+// without evictions a retry the table does not know (its first attempt
+// never committed) is applied; a new request of an evicted client starts
+// a new session.
+func TestEvictedRetry(t *testing.T) {
+	m, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := state.New(m, state.Options{MaxSessions: 4})
+	at := time.Hour // log time
+	idx := uint64(0)
+	apply := func(o *pb.Op) *pb.Result { idx++; return s.Apply(idx, o) }
+	// A retry never seen, nothing evicted yet: applied.
+	if r := apply(clientOp("lost", 1, 1, at, true)); r.GetError() != nil {
+		t.Fatal(r)
+	}
+	first := apply(clientOp("a", 1, 1, at, false))
+	if first.GetError() != nil {
+		t.Fatal(first)
+	}
+	if r := apply(clientOp("a", 1, 1, at+time.Second, true)); !proto.Equal(r, first) {
+		t.Fatalf("retry before eviction answered %v, want %v", r, first)
+	}
+	for i := range 5 { // one-shot clients evict "a" (and "lost")
+		if r := apply(clientOp(fmt.Sprint("one-shot", i), 1, 1, at+2*time.Second, false)); r.GetError() != nil {
+			t.Fatal(r)
+		}
+	}
+	if slices.Contains(s.Clients(), "a") {
+		t.Fatalf("a not evicted: %v", s.Clients())
+	}
+	jobs := len(s.Matcher().Jobs())
+	r := apply(clientOp("a", 1, 1, at+time.Minute, true))
+	if r.GetError().GetKind() != state.KindOutcomeUnknown {
+		t.Fatalf("retry after eviction answered %v, want %s", r, state.KindOutcomeUnknown)
+	}
+	if n := len(s.Matcher().Jobs()); n != jobs {
+		t.Fatalf("the refused retry changed the jobs: %d, want %d", n, jobs)
+	}
+	// A new request (not a retry) of the evicted client is applied.
+	if r := apply(clientOp("a", 2, 2, at+time.Minute, false)); r.GetError() != nil {
+		t.Fatal(r)
+	}
+	// Past the retry window no retry can belong to the evicted sessions.
+	later := at + 2*time.Second + state.RetryWindow + time.Second
+	if r := apply(clientOp("b", 1, 1, later, true)); r.GetError() != nil {
+		t.Fatalf("retry past the window: %v", r)
+	}
+}
+
+// TestSessionExpiry: sessions expire after MaxAge of log time (the time
+// stamped on operations, so every replica expires the same ones, and a
+// replica restored from a snapshot too).
+func TestSessionExpiry(t *testing.T) {
+	opts := state.Options{MaxAge: time.Hour}
+	mk := func() *state.State {
+		m, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return state.New(m, opts)
+	}
+	a, b := mk(), mk()
+	ops := []*pb.Op{
+		clientOp("old", 1, 1, time.Hour, false),
+		clientOp("mid", 1, 1, time.Hour+30*time.Minute, false),
+		clientOp("new", 1, 1, 2*time.Hour+10*time.Minute, false),
+	}
+	for i, o := range ops {
+		a.Apply(uint64(i+1), o)
+	}
+	if got := a.Clients(); !slices.Equal(got, []string{"mid", "new"}) {
+		t.Fatalf("clients %v, want [mid new] (old expired)", got)
+	}
+	// b restores a snapshot taken after the first two ops and goes on.
+	for i, o := range ops[:2] {
+		b.Apply(uint64(i+1), o)
+	}
+	var buf bytes.Buffer
+	if err := b.Freeze().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c := mk()
+	if err := c.Restore(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c.Apply(3, ops[2])
+	if !slices.Equal(c.Clients(), a.Clients()) {
+		t.Fatalf("restored replica has %v, the other %v", c.Clients(), a.Clients())
+	}
+	// An expired session's retry long after is not refused (it cannot be
+	// a retry of an operation the expired session held)...
+	if r := a.Apply(4, clientOp("old", 1, 1, 2*time.Hour+11*time.Minute, true)); r.GetError() != nil {
+		t.Fatal(r)
+	}
+	// ...and a clock going back (another leader's) does not move log time back.
+	a.Apply(5, clientOp("x", 1, 1, time.Minute, false))
+	if got := a.Clients(); !slices.Contains(got, "new") {
+		t.Fatalf("clients %v", got)
 	}
 }

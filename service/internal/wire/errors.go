@@ -2,6 +2,7 @@ package wire
 
 import (
 	"errors"
+	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/service/pb"
@@ -67,3 +68,24 @@ func FromPB(e *pb.Error) error {
 	}
 	return &Error{Msg: e.Message, Sentinel: sentinel}
 }
+
+// RetryWindow is how long after the first attempt of an operation a
+// client may still retry it. The state machine refuses a retry it cannot
+// answer when a session was evicted within that window (the retry may
+// belong to it); clients stop retrying before, at RetryWindow/2, leaving
+// the other half for clock differences between successive leaders.
+const RetryWindow = 10 * time.Minute
+
+// ErrOutcomeUnknown is the error of an operation whose retry the server
+// refused because the session that could tell whether its first attempt
+// was applied is gone: the operation may or may not have been applied.
+var ErrOutcomeUnknown = errors.New("outcome unknown: the server no longer knows whether this retried operation was applied; check with Info")
+
+// OutcomeUnknownReason is the ErrorInfo reason of the gRPC status
+// (FAILED_PRECONDITION) that carries ErrOutcomeUnknown.
+const OutcomeUnknownReason = "OUTCOME_UNKNOWN"
+
+// RequestBytesHeader is the metadata key in which a client declares the
+// size of its request message, so that the server reserves that much of
+// its budget of request bytes in flight instead of the largest message.
+const RequestBytesHeader = "gofluxion-request-bytes"
