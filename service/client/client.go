@@ -25,16 +25,19 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/service/internal/tlsutil"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -56,7 +59,23 @@ type Options struct {
 	// ID identifies the client for deduplication (default random). Two
 	// live clients must not share one.
 	ID string
+	// CA, Cert and Key are PEM files: with CA (or Cert), the client talks
+	// TLS and verifies the server's certificate against CA (the system
+	// roots without it); with Cert and Key it presents that certificate
+	// (mutual TLS). The files are reloaded when they change. Empty: a
+	// plaintext connection (a server on loopback).
+	CA, Cert, Key string
+	// Token is a bearer token sent with every call (it needs TLS).
+	Token string
 }
+
+type bearer string
+
+func (t bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(t)}, nil
+}
+
+func (bearer) RequireTransportSecurity() bool { return true }
 
 // Client is a connection to a matcher service (one server, or the
 // replicas of a replicated one). It is safe for concurrent use.
@@ -69,6 +88,7 @@ type Client struct {
 	leader atomic.Int32
 	seq    atomic.Uint64
 	types  atomic.Pointer[[]string]
+	creds  credentials.TransportCredentials
 
 	flight   sync.Mutex
 	inflight map[uint64]bool // seqs sent and not yet answered
@@ -97,7 +117,20 @@ func Dial(addrs []string, opts ...Options) (*Client, error) {
 		_, _ = rand.Read(b[:])
 		o.ID = hex.EncodeToString(b[:])
 	}
-	c := &Client{opts: o, inflight: map[uint64]bool{}}
+	c := &Client{opts: o, inflight: map[uint64]bool{}, creds: insecure.NewCredentials()}
+	if o.CA != "" || o.Cert != "" || o.Key != "" {
+		r, err := tlsutil.NewReloader(tlsutil.Files{CA: o.CA, Cert: o.Cert, Key: o.Key})
+		if err != nil {
+			return nil, fmt.Errorf("client: %w", err)
+		}
+		c.creds = r.Credentials()
+	}
+	if o.Token != "" {
+		if o.CA == "" && o.Cert == "" {
+			return nil, fmt.Errorf("client: a bearer token needs TLS (give a CA): %w", gofluxion.ErrInvalid)
+		}
+		c.opts.DialOptions = append([]grpc.DialOption{grpc.WithPerRPCCredentials(bearer(o.Token))}, c.opts.DialOptions...)
+	}
 	for _, a := range addrs {
 		if _, err := c.conn(a); err != nil {
 			c.Close()
@@ -114,7 +147,7 @@ func (c *Client) conn(addr string) (int, error) {
 	if i := slices.Index(c.addrs, addr); i >= 0 {
 		return i, nil
 	}
-	dopts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, c.opts.DialOptions...)
+	dopts := append([]grpc.DialOption{grpc.WithTransportCredentials(c.creds)}, c.opts.DialOptions...)
 	cc, err := grpc.NewClient(addr, dopts...)
 	if err != nil {
 		return 0, fmt.Errorf("client: %s: %w", addr, err)
@@ -152,13 +185,28 @@ func (c *Client) Close() error {
 // ID returns the client's id (its operations' Op.client).
 func (c *Client) ID() string { return c.opts.ID }
 
-// retryable reports whether an RPC error may be retried on a replica.
+// retryable reports whether an RPC error may be retried on a replica. A
+// failed TLS handshake (a certificate the other side refuses) is not:
+// retrying will not mend it.
 func retryable(err error) bool {
+	if HandshakeFailed(err) {
+		return false
+	}
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted, codes.Canceled:
 		return true
 	}
 	return false
+}
+
+// HandshakeFailed reports whether err is a TLS handshake that failed: the
+// server refused this client's certificate, or the client the server's.
+func HandshakeFailed(err error) bool {
+	if status.Code(err) != codes.Unavailable {
+		return false
+	}
+	m := status.Convert(err).Message()
+	return strings.Contains(m, "authentication handshake failed") || strings.Contains(m, "tls: ") || strings.Contains(m, "x509: ")
 }
 
 // call runs f on the leader (or any replica for stale reads), retrying as

@@ -35,6 +35,11 @@ func Main(args []string, stderr io.Writer) int {
 		join, logLevel, election               = &c.join, &c.logLevel, &c.election
 	)
 	logger := log.New(stderr, "gofluxiond: ", log.LstdFlags)
+	sec, err := c.security()
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
 	initial := func() (*gofluxion.Matcher, error) {
 		var g, err = loadGraph(*graphFile, c.types)
 		if err != nil {
@@ -73,7 +78,7 @@ func Main(args []string, stderr io.Writer) int {
 		}
 		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, RaftAdvertise: *raftAdv, GRPCAddr: *advertise,
 			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
-			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics})
+			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics, Security: sec})
 		if err != nil {
 			logger.Print(err)
 			return 1
@@ -89,7 +94,7 @@ func Main(args []string, stderr io.Writer) int {
 		b.Close()
 		return 1
 	}
-	gs := grpc.NewServer(grpc.MaxRecvMsgSize(maxRecord))
+	gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(maxRecord)}, sec.ServerOptions()...)...)
 	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
 	go gs.Serve(lis)
 	var hs *http.Server
@@ -106,9 +111,16 @@ func Main(args []string, stderr io.Writer) int {
 		if *raftAdv != "" {
 			ra = *raftAdv
 		}
-		go joinCluster(logger, *join, *id, ra, *advertise)
+		go joinCluster(logger, sec, *join, *id, ra, *advertise)
 	}
-	logger.Printf("serving %s mode on %s", *mode, lis.Addr())
+	how := "plaintext, no authentication (loopback only, or -insecure)"
+	if sec.TLS != nil {
+		how = "TLS"
+		if !sec.Auth.Open() {
+			how = "TLS, clients authorised by certificate or token"
+		}
+	}
+	logger.Printf("serving %s mode on %s (%s)", *mode, lis.Addr(), how)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
@@ -131,6 +143,27 @@ type config struct {
 	bootstrap                                            bool
 	logLevel                                             string
 	election                                             time.Duration
+	ca, cert, key, roles                                 string
+	insecure                                             bool
+}
+
+// security checks the credentials flags against the addresses: nothing
+// listens beyond loopback without credentials unless -insecure is given.
+func (c *config) security() (*Security, error) {
+	sec, err := NewSecurity(c.ca, c.cert, c.key, c.roles)
+	if err != nil {
+		return nil, err
+	}
+	if c.insecure {
+		return sec, nil
+	}
+	if !isLoopback(c.listen) && !sec.Credentialed() {
+		return nil, fmt.Errorf("refusing to listen on %s without credentials: give -cert and -key, and -ca (client certificates) or -roles (tokens), or -insecure to serve anyone who can reach it", c.listen)
+	}
+	if c.mode == "raft" && !isLoopback(c.raftAddr) && (sec.TLS == nil || !sec.TLS.HasCA()) {
+		return nil, fmt.Errorf("refusing to bind the Raft transport on %s without mutual TLS: give -cert, -key and -ca, or -insecure", c.raftAddr)
+	}
+	return sec, nil
 }
 
 // parseArgs parses gofluxiond's command line.
@@ -157,6 +190,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.join, "join", "", "raft: gRPC address of a member to ask to add this replica")
 	fs.StringVar(&c.logLevel, "log-level", "warn", "raft log level")
 	fs.DurationVar(&c.election, "election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
+	fs.StringVar(&c.ca, "ca", "", "PEM CA bundle that verifies client and peer certificates (mutual TLS); with -cert and -key, the Raft transport runs over mutual TLS too")
+	fs.StringVar(&c.cert, "cert", "", "PEM certificate of this replica (gRPC server, Raft peer, and client when it joins); reloaded when it changes")
+	fs.StringVar(&c.key, "key", "", "PEM private key of -cert")
+	fs.StringVar(&c.roles, "roles", "", "roles file: which certificate names and bearer tokens are admin, scheduler or reader (see README); without it every certificate -ca verifies is admin")
+	fs.BoolVar(&c.insecure, "insecure", false, "allow listening beyond loopback without credentials (anyone who reaches the port may do anything)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -206,9 +244,9 @@ func parsePeers(s string) ([]Peer, error) {
 
 // joinCluster asks the member at addr (or the leader it names) to add this
 // replica, until it succeeds.
-func joinCluster(logger *log.Logger, addr, id, raftAddr, grpcAddr string) {
+func joinCluster(logger *log.Logger, sec *Security, addr, id, raftAddr, grpcAddr string) {
 	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
-		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecureCreds()))
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(sec.DialCredentials()))
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			var tr trailer
