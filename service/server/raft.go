@@ -90,9 +90,9 @@ type Replicated struct {
 	mu    sync.Mutex
 	grpc  map[string]string // replica id -> gRPC address (hints only)
 
-	progress *progress     // the leader's view of the peers' match indexes
-	stop     chan struct{} // closed by Close
-	promoted chan struct{} // closed when the promoter has stopped
+	progress  *progress     // the leader's view of the peers' match indexes
+	stop      chan struct{} // closed by Close
+	promoted  chan struct{} // closed when the promoter has stopped
 	closeOnce sync.Once
 }
 
