@@ -199,14 +199,17 @@ func retryable(err error) bool {
 	return false
 }
 
-// HandshakeFailed reports whether err is a TLS handshake that failed: the
-// server refused this client's certificate, or the client the server's.
+// HandshakeFailed reports whether err is a TLS handshake that failed
+// because of a certificate: the server refused this client's, or the
+// client the server's.
 func HandshakeFailed(err error) bool {
 	if status.Code(err) != codes.Unavailable {
 		return false
 	}
 	m := status.Convert(err).Message()
-	return strings.Contains(m, "authentication handshake failed") || strings.Contains(m, "tls: ") || strings.Contains(m, "x509: ")
+	// A certificate refused, by either side; not a connection lost during
+	// the handshake (a replica going down), which is retried.
+	return strings.Contains(m, "tls: ") || strings.Contains(m, "x509: ")
 }
 
 // call runs f on the leader (or any replica for stale reads), retrying as
