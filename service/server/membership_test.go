@@ -43,12 +43,23 @@ func writable(t *testing.T, addrs []string, timeout time.Duration) {
 // non-voters that never catch up, so never promoted), also after every
 // replica is killed and restarted; a Join that would move a voter to
 // another address is refused; and a real replica that joins is promoted
-// to voter once it has caught up.
+// to voter once it has caught up. It runs on plaintext loopback and with
+// mutual TLS (the joiner then authenticates its Join with its replica
+// certificate, and the leader replicates to it over TLS).
 func TestJoinUnreachableKeepsQuorum(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four processes")
 	}
-	rs := startReplicas(t, 3)
+	t.Run("plaintext", func(t *testing.T) { testJoin(t, nil) })
+	t.Run("mTLS", func(t *testing.T) {
+		p := newPKI(t)
+		useCreds(t, client.Options{CA: p.ca.File, Cert: p.admin.Cert, Key: p.admin.Key})
+		testJoin(t, []string{"-ca", p.ca.File, "-cert", p.server.Cert, "-key", p.server.Key, "-roles", p.roles})
+	})
+}
+
+func testJoin(t *testing.T, tlsArgs []string) {
+	rs := startReplicas(t, 3, tlsArgs...)
 	addrs := []string{rs[0].grpc, rs[1].grpc, rs[2].grpc}
 	l := leader(t, rs, nil)
 	writable(t, addrs, 30*time.Second)
@@ -90,8 +101,8 @@ func TestJoinUnreachableKeepsQuorum(t *testing.T) {
 	// A real replica joins, catches up and becomes a voter.
 	l = leader(t, rs, nil)
 	n4 := &replica{id: "n4", raft: freePort(t), grpc: freePort(t), dir: filepath.Join(t.TempDir(), "n4")}
-	n4.d = startDaemon(t, n4.grpc, "-mode", "raft", "-id", n4.id, "-raft", n4.raft, "-data", n4.dir, "-graph", "demo",
-		"-join", l.grpc, "-election-timeout", "500ms")
+	n4.d = startDaemon(t, n4.grpc, append([]string{"-mode", "raft", "-id", n4.id, "-raft", n4.raft, "-data", n4.dir, "-graph", "demo",
+		"-join", l.grpc, "-election-timeout", "500ms"}, tlsArgs...)...)
 	n4.d.waitServing(time.Minute)
 	deadline := time.Now().Add(time.Minute)
 	for suffrage(info(l.grpc))["n4"] != "Voter" {

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,5 +78,40 @@ func TestRaftTransportPeers(t *testing.T) {
 			t.Errorf("%s: the Raft transport answered", name)
 		}
 		conn.Close()
+	}
+}
+
+// TestRaftHandshakeTimeout: a connection to the Raft port that never
+// completes a TLS handshake is closed after handshakeTimeout.
+func TestRaftHandshakeTimeout(t *testing.T) {
+	old := handshakeTimeout
+	handshakeTimeout = 200 * time.Millisecond
+	defer func() { handshakeTimeout = old }()
+	dir := t.TempDir()
+	ca, _ := testcerts.NewCA(dir, "ca")
+	replica, _ := ca.Issue(dir, "replica")
+	sec, err := NewSecurity(ca.File, replica.Cert, replica.Key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := tlsTransport("127.0.0.1:0", "", sec, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.(*raft.NetworkTransport).Close()
+	conn, err := net.Dial("tcp", string(a.LocalAddr()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	t0 := time.Now()
+	var buf [1]byte
+	_, err = conn.Read(buf[:])
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the server kept a silent connection open")
+	}
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Fatalf("closed after %v", d)
 	}
 }

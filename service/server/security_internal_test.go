@@ -42,7 +42,8 @@ func TestSecurityFlags(t *testing.T) {
 		{config{mode: "raft", listen: "0.0.0.0:7070", raftAddr: "0.0.0.0:7080", cert: p.Cert, key: p.Key, roles: roles}, "refusing to bind the Raft transport"},
 		{config{mode: "raft", listen: "127.0.0.1:7070", raftAddr: "0.0.0.0:7080"}, "refusing to bind the Raft transport"},
 		{config{mode: "raft", listen: "0.0.0.0:7070", raftAddr: "0.0.0.0:7080", insecure: true}, ""},
-		{config{mode: "standalone", listen: "127.0.0.1:7070", roles: filepath.Join(dir, "missing")}, "roles:"},
+		{config{mode: "standalone", listen: "127.0.0.1:7070", cert: p.Cert, key: p.Key, roles: filepath.Join(dir, "missing")}, "roles:"},
+		{config{mode: "standalone", listen: "127.0.0.1:7070", roles: roles}, "-roles needs TLS"},
 	} {
 		_, err := tc.c.security()
 		switch {

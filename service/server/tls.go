@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/gofluxion/gofluxion/service/internal/tlsutil"
@@ -27,6 +29,9 @@ type Security struct {
 // and key (PEM) and a roles file (see Roles). Any of them may be empty.
 func NewSecurity(ca, cert, key, rolesFile string) (*Security, error) {
 	s := &Security{}
+	if rolesFile != "" && (cert == "" || key == "") {
+		return nil, errors.New("-roles needs TLS (-cert and -key): certificates and bearer tokens are only checked over TLS")
+	}
 	if ca != "" || cert != "" || key != "" {
 		if cert == "" || key == "" {
 			return nil, errors.New("TLS needs -cert and -key (and -ca to verify clients and peers)")
@@ -126,13 +131,48 @@ func tlsTransport(bind, advertise string, sec *Security, logger hclog.Logger) (r
 	}
 	verify := sec.peerVerifier()
 	stream := &tlsStream{
-		Listener: tls.NewListener(l, sec.TLS.ServerConfig(tls.RequireAndVerifyClientCert, verify)),
+		Listener: &handshakeListener{tls.NewListener(l, sec.TLS.ServerConfig(tls.RequireAndVerifyClientCert, verify))},
 		addr:     adv,
 		dial: func(address string, timeout time.Duration) (net.Conn, error) {
 			return sec.TLS.Dial(address, timeout, verify)
 		},
 	}
 	return raft.NewNetworkTransportWithLogger(stream, 3, 10*time.Second, logger), nil
+}
+
+// handshakeTimeout bounds an incoming Raft connection's TLS handshake, so
+// that a connection that never completes one does not hold a goroutine.
+var handshakeTimeout = 10 * time.Second
+
+// handshakeListener makes its connections finish the TLS handshake
+// within handshakeTimeout, on their first Read (in the transport's
+// goroutine for the connection, not in the accept loop).
+type handshakeListener struct{ net.Listener }
+
+func (l *handshakeListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &handshakeConn{Conn: c.(*tls.Conn)}, nil
+}
+
+type handshakeConn struct {
+	*tls.Conn
+	once sync.Once
+	err  error
+}
+
+func (c *handshakeConn) Read(p []byte) (int, error) {
+	c.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+		c.err = c.Conn.HandshakeContext(ctx)
+		cancel()
+	})
+	if c.err != nil {
+		return 0, c.err
+	}
+	return c.Conn.Read(p)
 }
 
 type tlsStream struct {
