@@ -13,6 +13,12 @@
 // until the deadline. Each mutating call carries the client's id and a
 // sequence number, and the service answers a retried call from its session
 // table, so a retry never applies an operation twice.
+//
+// Options.CA, Cert and Key make the connection TLS (mutual TLS with a
+// certificate), Options.Token sends a bearer token; the service
+// authorises each call by the role they map to (see the service README,
+// "Secure deployment"). A refused certificate is not retried:
+// HandshakeFailed tells it apart.
 package client
 
 import (
@@ -53,8 +59,9 @@ type Options struct {
 	// which may lag the leader's (default: queries go to the leader and
 	// see every acknowledged operation).
 	StaleReads bool
-	// DialOptions are added to the gRPC dial options (the default is an
-	// insecure connection).
+	// DialOptions are added to the gRPC dial options, after the transport
+	// credentials (plaintext, or TLS with CA, Cert and Key; a
+	// grpc.WithTransportCredentials here overrides them).
 	DialOptions []grpc.DialOption
 	// ID identifies the client for deduplication (default random). Two
 	// live clients must not share one.
@@ -309,7 +316,8 @@ func (c *Client) Cluster(ctx context.Context) (*pb.ClusterInfo, error) {
 }
 
 // Join asks the leader to add the replica id, whose Raft transport is at
-// raftAddr and gRPC server at grpcAddr, as a voter.
+// raftAddr and gRPC server at grpcAddr: as a non-voter, which the leader
+// promotes to voter once it has caught up (admin role).
 func (c *Client) Join(ctx context.Context, id, raftAddr, grpcAddr string) (*pb.ClusterInfo, error) {
 	var res *pb.ClusterInfo
 	err := c.call(ctx, false, func(ctx context.Context, s pb.MatcherClient, o ...grpc.CallOption) error {
