@@ -313,6 +313,16 @@ func (a *Authorizer) StreamInterceptor() grpc.StreamServerInterceptor {
 	}
 }
 
+// Check reloads the roles file if it changed and returns the error of
+// the last reload (nil if it worked).
+func (a *Authorizer) Check() error {
+	if a.file == "" {
+		return nil
+	}
+	a.current()
+	return a.Err()
+}
+
 // Err is the error of the last roles reload that failed (nil if it
 // worked).
 func (a *Authorizer) Err() error {

@@ -121,6 +121,9 @@ func Main(args []string, stderr io.Writer) int {
 		}
 	}
 	logger.Printf("serving %s mode on %s (%s)", *mode, lis.Addr(), how)
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go sec.Watch(logger.Printf, 2*time.Second, stopWatch)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig

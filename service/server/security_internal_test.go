@@ -1,10 +1,12 @@
 package server
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gofluxion/gofluxion/service/internal/testcerts"
 )
@@ -97,4 +99,36 @@ func FuzzParseRoles(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWatchLogsBadReload: a roles file that stops parsing is logged, the
+// previous roles stay, and the repair is logged too.
+func TestWatchLogsBadReload(t *testing.T) {
+	dir := t.TempDir()
+	ca, _ := testcerts.NewCA(dir, "ca")
+	p, _ := ca.Issue(dir, "replica")
+	roles := filepath.Join(dir, "roles")
+	os.WriteFile(roles, []byte("admin cert replica\n"), 0o600)
+	sec, err := NewSecurity(ca.File, p.Cert, p.Key, roles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := make(chan string, 10)
+	stop := make(chan struct{})
+	defer close(stop)
+	go sec.Watch(func(f string, a ...any) { logs <- fmt.Sprintf(f, a...) }, 50*time.Millisecond, stop)
+	os.WriteFile(roles, []byte("root cert replica\n"), 0o600)
+	if l := <-logs; !strings.Contains(l, "failed") || !strings.Contains(l, `unknown role "root"`) {
+		t.Fatalf("log %q", l)
+	}
+	if r := sec.Auth.current().certs["replica"]; r != RoleAdmin {
+		t.Fatalf("the previous roles were dropped: %v", r)
+	}
+	os.WriteFile(roles, []byte("reader cert replica\n"), 0o600)
+	if l := <-logs; l != "credentials reloaded" {
+		t.Fatalf("log %q", l)
+	}
+	if r := sec.Auth.current().certs["replica"]; r != RoleReader {
+		t.Fatalf("the new roles were not loaded: %v", r)
+	}
 }

@@ -50,6 +50,39 @@ func NewSecurity(ca, cert, key, rolesFile string) (*Security, error) {
 	return s, nil
 }
 
+// Watch reloads the certificate, CA and roles files when they change,
+// every interval until stop is closed, and logs a reload that fails (the
+// previous material stays in use) and the one that mends it.
+func (s *Security) Watch(logf func(string, ...any), interval time.Duration, stop <-chan struct{}) {
+	last := ""
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		var errs []error
+		if s.TLS != nil {
+			errs = append(errs, s.TLS.Check())
+		}
+		errs = append(errs, s.Auth.Check())
+		msg := ""
+		if err := errors.Join(errs...); err != nil {
+			msg = err.Error()
+		}
+		if msg != last {
+			if msg == "" {
+				logf("credentials reloaded")
+			} else {
+				logf("reloading credentials failed, the previous ones stay in use: %s", msg)
+			}
+			last = msg
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
 // Credentialed reports whether clients must authenticate over TLS: a
 // server certificate, and client certificates or bearer tokens checked.
 func (s *Security) Credentialed() bool {

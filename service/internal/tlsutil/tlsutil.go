@@ -112,6 +112,13 @@ func (r *Reloader) current() (*tls.Certificate, *x509.CertPool) {
 	return r.cert, r.pool
 }
 
+// Check reloads the files if they changed and returns the error of the
+// last reload (nil if it worked), for logs.
+func (r *Reloader) Check() error {
+	r.current()
+	return r.Err()
+}
+
 // Err returns the error of the last reload that failed (nil if the last
 // one worked), for logs.
 func (r *Reloader) Err() error {
