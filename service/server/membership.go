@@ -35,6 +35,15 @@ func (p *progress) record(id raft.ServerID, index uint64) {
 	p.mu.Unlock()
 }
 
+func (p *progress) touch(id raft.ServerID) {
+	p.mu.Lock()
+	if s, ok := p.match[id]; ok {
+		s.at = time.Now()
+		p.match[id] = s
+	}
+	p.mu.Unlock()
+}
+
 func (p *progress) get(id raft.ServerID) (seen, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -66,9 +75,16 @@ func track(t raft.Transport, p *progress) raft.Transport {
 }
 
 func (t *trackedTransport) observe(id raft.ServerID, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) {
-	// A heartbeat carries no position (PrevLogEntry 0, no entries).
-	if resp != nil && resp.Success && (args.PrevLogEntry > 0 || len(args.Entries) > 0) {
+	if resp == nil || !resp.Success {
+		return
+	}
+	if args.PrevLogEntry > 0 || len(args.Entries) > 0 {
 		t.p.record(id, args.PrevLogEntry+uint64(len(args.Entries)))
+	} else {
+		// A heartbeat carries no position (PrevLogEntry 0, no entries),
+		// but says the peer is still there with what it had: an idle
+		// leader's non-voter that caught up stays fresh.
+		t.p.touch(id)
 	}
 }
 
