@@ -63,9 +63,10 @@ type ReplicatedOptions struct {
 	ApplyTimeout                                          time.Duration // default 10s
 	LogLevel                                              string        // hclog level, default "warn"
 	Metrics                                               *Metrics
-	// Security, when its TLS is set, runs the Raft transport over
+	// Security, when its TLS has a CA, runs the Raft transport over
 	// mutual TLS: every peer presents a certificate the CA verifies,
-	// with the admin role.
+	// with the admin role. Without a CA, Raft is plaintext (gofluxiond
+	// allows that on loopback only, unless -insecure).
 	Security *Security
 	// PromoteLag is how many entries behind the leader's last index a
 	// joined non-voter may be to be promoted to voter (default 256).
@@ -190,7 +191,7 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 			return nil, err
 		}
 		switch {
-		case o.Security != nil && o.Security.TLS != nil:
+		case o.Security != nil && o.Security.TLS != nil && o.Security.TLS.HasCA():
 			trans, err = tlsTransport(o.RaftAddr, o.RaftAdvertise, o.Security, logger)
 		case o.RaftAdvertise == "":
 			trans, err = raft.NewTCPTransportWithLogger(o.RaftAddr, nil, 3, 10*time.Second, logger)
