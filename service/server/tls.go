@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofluxion/gofluxion/service/internal/tlsutil"
@@ -98,12 +100,51 @@ func (s *Security) ServerOptions() []grpc.ServerOption {
 	}
 	var out []grpc.ServerOption
 	if s.TLS != nil {
-		out = append(out, grpc.Creds(credentials.NewTLS(s.TLS.ServerConfig(tls.VerifyClientCertIfGiven, nil))))
+		out = append(out, grpc.Creds(lingerCreds{credentials.NewTLS(s.TLS.ServerConfig(tls.VerifyClientCertIfGiven, nil))}))
 	}
 	if s.Auth != nil && !s.Auth.Open() {
 		out = append(out, grpc.ChainUnaryInterceptor(s.Auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(s.Auth.StreamInterceptor()))
 	}
 	return out
+}
+
+// lingerCreds are TLS server credentials that, when a handshake fails,
+// read what the client already sent before closing. With TLS 1.3 the
+// client finishes its side before the server checks the client's
+// certificate and starts writing; closing on unread data resets the
+// connection, and the client would see "broken pipe" instead of the
+// alert that says its certificate was refused (which the client, and
+// gofluxionctl's "denied" exit code, rely on).
+type lingerCreds struct{ credentials.TransportCredentials }
+
+func (c lingerCreds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	lc := &lingerConn{Conn: conn}
+	lc.handshaking.Store(true)
+	out, ai, err := c.TransportCredentials.ServerHandshake(lc)
+	lc.handshaking.Store(false)
+	return out, ai, err
+}
+
+// lingerConn drains the peer's data before closing while the handshake
+// runs (the TLS credentials close the connection when it fails).
+type lingerConn struct {
+	net.Conn
+	handshaking atomic.Bool
+}
+
+func (c *lingerConn) Close() error {
+	if c.handshaking.Load() {
+		if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite() // the alert is out: FIN after it
+		}
+		_ = c.Conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		_, _ = io.Copy(io.Discard, io.LimitReader(c.Conn, 1<<16))
+	}
+	return c.Conn.Close()
+}
+
+func (c lingerCreds) Clone() credentials.TransportCredentials {
+	return lingerCreds{c.TransportCredentials.Clone()}
 }
 
 // DialCredentials are the credentials a replica uses to call another one
