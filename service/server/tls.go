@@ -115,7 +115,9 @@ func (s *Security) ServerOptions() []grpc.ServerOption {
 // connection, and the client would see "broken pipe" instead of the
 // alert that says its certificate was refused (which the client, and
 // gofluxionctl's "denied" exit code, rely on).
-type lingerCreds struct{ credentials.TransportCredentials }
+type lingerCreds struct {
+	credentials.TransportCredentials
+}
 
 func (c lingerCreds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	lc := &lingerConn{Conn: conn}
