@@ -207,7 +207,7 @@ func tlsTransport(bind, advertise string, sec *Security, logger hclog.Logger) (r
 	}
 	verify := sec.peerVerifier()
 	stream := &tlsStream{
-		Listener: &handshakeListener{tls.NewListener(l, sec.TLS.ServerConfig(tls.RequireAndVerifyClientCert, verify))},
+		Listener: &handshakeListener{tls.NewListener(l, sec.TLS.ServerConfig(tls.RequireAndVerifyClientCert, verify)), handshakeTimeout},
 		addr:     adv,
 		dial: func(address string, timeout time.Duration) (net.Conn, error) {
 			return sec.TLS.Dial(address, timeout, verify)
@@ -223,25 +223,29 @@ var handshakeTimeout = 10 * time.Second
 // handshakeListener makes its connections finish the TLS handshake
 // within handshakeTimeout, on their first Read (in the transport's
 // goroutine for the connection, not in the accept loop).
-type handshakeListener struct{ net.Listener }
+type handshakeListener struct {
+	net.Listener
+	timeout time.Duration
+}
 
 func (l *handshakeListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &handshakeConn{Conn: c.(*tls.Conn)}, nil
+	return &handshakeConn{Conn: c.(*tls.Conn), timeout: l.timeout}, nil
 }
 
 type handshakeConn struct {
 	*tls.Conn
-	once sync.Once
+	timeout time.Duration
+	once    sync.Once
 	err  error
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {
 	c.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 		c.err = c.Conn.HandshakeContext(ctx)
 		cancel()
 	})
