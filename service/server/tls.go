@@ -240,7 +240,7 @@ type handshakeConn struct {
 	*tls.Conn
 	timeout time.Duration
 	once    sync.Once
-	err  error
+	err     error
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {
