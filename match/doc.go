@@ -190,6 +190,11 @@
 //     jobs below it), marks every node of an rv1exec R exclusive although
 //     it books the node only when the R lists all its rank's vertices, and
 //     reports a vertex another job holds as EINVAL;
+//   - with the flexible traverser, a top-level or-slot alternative whose
+//     count exceeds a pruning filter's total, checked before the
+//     alternative that decides (the last), leaves ERANGE in errno: an
+//     AllocateWithSatisfiability that is busy now but satisfiable then
+//     fails with ERANGE (ErrInvalid) instead of EBUSY;
 //   - a vertex whose filter span cannot be booked is neither emitted nor
 //     closes its emission level, and the raised level carries over to
 //     later matches and finds;
