@@ -123,6 +123,15 @@ func parseR(op string, data []byte) (*rDoc, error) {
 // without booking it, takes exclusive vertices over other jobs' holdings
 // below them, and marks every node of an execution-only R exclusive;
 // reapi/fluxcli keeps its answers.)
+//
+// A jgf_shorthand R (the jgf_shorthand format, or rv1_shorthand's
+// scheduling part) lists only the topmost exclusive vertices; each stands
+// for its whole subtree, which Update books, on any graph. This is a
+// deliberate difference: Fluxion expands such a vertex only on graphs
+// whose vertex ids are their creation indices (read from GRUG, hwloc or
+// rv1exec) and, on a graph read from JGF, fails the update after booking
+// the first such vertex, which it then keeps under a job it never records
+// (resource-query reproduces this; reapi/fluxcli fails and books nothing).
 func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	if id == 0 {
 		return nil, errJobZero("update")

@@ -148,7 +148,10 @@
 // The shorthand writer (NewShorthandWriter) leaves out every vertex and
 // edge whose parent was taken exclusively (the exclusive parent stands for
 // its whole subtree) and then adds "writer": "fluxion:jgf_shorthand" after
-// "graph".
+// "graph". As in Fluxion, the key is sticky: once a rendering of the
+// writer left something out, every later rendering of the same writer
+// carries it, even one that leaves nothing out (use a fresh writer per
+// rendering to get the key only where something was left out).
 //
 // # Rendering quirks kept from Fluxion
 //
