@@ -186,6 +186,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1)
 	j, ok := x.jobs[id]
 	if !ok || j.State != Allocated {
 		return false, newError("partial cancel", ErrNotFound, nil, "no job %d allocated", id)
@@ -244,6 +245,7 @@ func (x *Matcher) Attach(jgfDoc []byte) error {
 func (x *Matcher) Remove(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	g := x.m.Graph()
 	vs := g.ByPath(path)
 	if len(vs) == 0 {
@@ -279,6 +281,7 @@ func (x *Matcher) endRemoved() {
 func (x *Matcher) RemoveRanks(ranks string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	sel, err := x.opts.Limits.rankSet(x.m, ranks)
 	if err != nil {
 		return fromMatch("remove ranks", err)
@@ -327,6 +330,7 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 		st = graph.StatusUp
 	}
 	x.m.SetRankStatus(ids, st)
+	x.m.CountUpNodes() // as SetStatus
 	return nil
 }
 

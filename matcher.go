@@ -159,7 +159,18 @@ type Matcher struct {
 	views sync.Pool
 
 	stats Stats
+	// releases counts the operations that may have released a job
+	// (ReleaseGeneration).
+	releases atomic.Uint64
 }
+
+// ReleaseGeneration returns a number that changes whenever an operation
+// that can release a job (Cancel, PartialCancel, Remove, RemoveRanks,
+// RestoreFrom) has run: while it stays the same, every job allocated or
+// reserved before still is. A Child uses it to check its grant without
+// asking for each job (see Child); a parent that lacks it (the service
+// client) is asked for each job of the grant at every checked operation.
+func (x *Matcher) ReleaseGeneration() uint64 { return x.releases.Load() }
 
 // Stats summarises a Matcher (see Matcher.Stat).
 type Stats struct {
@@ -434,6 +445,7 @@ func (x *Matcher) satisfiable(js *jobspec.Jobspec, at int64) error {
 func (x *Matcher) Cancel(id uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	j, ok := x.jobs[id]
 	if !ok || j.State == Canceled {
 		return newError("cancel", ErrNotFound, nil, "no job %d allocated or reserved", id)
@@ -546,7 +558,13 @@ func (x *Matcher) SetStatus(path string, up bool) error {
 	if len(x.m.Graph().ByPath(path)) == 0 {
 		return newError("set status", ErrNotFound, nil, "no resource at path %q", path)
 	}
-	return fromMatch("set status", x.m.SetStatus(path, st))
+	if err := x.m.SetStatus(path, st); err != nil {
+		return fromMatch("set status", err)
+	}
+	// Fluxion's count adds and takes per change, so a node below two
+	// down vertices is taken twice; the Matcher counts the nodes up.
+	x.m.CountUpNodes()
+	return nil
 }
 
 // Status reports whether the first vertex at path is itself marked up. A

@@ -178,8 +178,22 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 			}
 		}
 	}
+	if mo.FluxionQuirks || mo.FluxionFailures || len(doc.Matcher.Exclusive) > 0 {
+		return bad(nil, "the matcher state has Fluxion quirk options, which a Matcher never has")
+	}
 	m, err := match.Restore(doc.Matcher)
 	if err != nil {
+		return bad(err, "%v", err)
+	}
+	// Derived state (exclusivity and filter spans, tags, the up-node
+	// count) is checked against the primary state, never believed.
+	windows := make(map[uint64]match.Window, len(jobs))
+	for id, j := range jobs {
+		if j.State != Canceled {
+			windows[id] = match.Window{Start: j.Start, End: j.End, Reserved: j.State == Reserved}
+		}
+	}
+	if err := m.CheckDerived(windows); err != nil {
 		return bad(err, "%v", err)
 	}
 	x := wrap(m, doc.Options)
@@ -201,6 +215,7 @@ func (x *Matcher) RestoreFrom(r io.Reader) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1)
 	x.m, x.opts, x.jobs, x.next, x.stats = y.m, y.opts, y.jobs, y.next, Stats{}
 	x.jobsShared.Store(false)
 	return nil
