@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/reapi/fluxcli"
@@ -235,5 +236,38 @@ func TestInitContextLoadsWhatFluxionLoads(t *testing.T) {
 	_, r2, _, _, _, err2 := before.MatchAllocate(true, spec)
 	if r1 != r2 || (err1 == nil) != (err2 == nil) {
 		t.Errorf("after a failed match: %q %v, want %q %v", r1, err1, r2, err2)
+	}
+}
+
+// A containment edge from a leaf back to the root makes a ring in which
+// every vertex has one parent: the matcher took that for a tree and its
+// walks up the parents never ended.
+func TestInitContextEdgeBackToTheRootEnds(t *testing.T) {
+	doc := `{"graph": {"nodes": [
+  {"id": "0", "metadata": {"type": "cluster", "paths": {"containment": "/c0"}}},
+  {"id": "1", "metadata": {"type": "node", "rank": 0, "paths": {"containment": "/c0/node1"}}},
+  {"id": "2", "metadata": {"type": "core", "rank": 0, "paths": {"containment": "/c0/node1/core2"}}},
+  {"id": "3", "metadata": {"type": "core", "rank": 0, "paths": {"containment": "/c0/node1/core3"}}}],
+ "edges": [{"source": "0", "target": "1"}, {"source": "1", "target": "2"}, {"source": "1", "target": "3"}, {"source": "3", "target": "0"}]}}`
+	done := make(chan error, 1)
+	go func() {
+		cli := fluxcli.NewReapiClient()
+		if err := cli.InitContext(doc, `{"matcher_policy": "low"}`); err != nil {
+			done <- err
+			return
+		}
+		_, _, _, _, _, err := cli.MatchAllocate(false, jobspecText(1, 1, 60))
+		if err == nil {
+			err = cli.Cancel(1, false)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("InitContext and MatchAllocate on a graph with an edge back to the root did not end")
 	}
 }
