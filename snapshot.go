@@ -102,7 +102,11 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 // appears twice, every window is non-empty and the next automatic id is
 // above every id in the table (or the automatic ids are exhausted); and
 // that the saved Options are ones New accepts that agree with the saved
-// matcher state. The match statistics of Stat start again from zero.
+// matcher state. What the matcher derives from its bookings (exclusivity
+// and pruning-filter spans, tags, the count of nodes up) is checked
+// against the bookings and the graph, never believed (see
+// match.Matcher.CheckDerived). The match statistics of Stat start again
+// from zero.
 func Restore(r io.Reader) (*Matcher, error) {
 	x, _, err := restoreWith(r)
 	return x, err
