@@ -14,6 +14,7 @@ import (
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/match"
+	"github.com/gofluxion/gofluxion/picture"
 )
 
 // Hierarchical instances, as in Flux: a child instance receives part of
@@ -408,7 +409,11 @@ func (c *Child) JobTable() ([]Job, error)                           { return c.m
 func (c *Child) FindAt(crit, format string, now int64) (string, error) {
 	return c.m.FindAt(crit, format, now)
 }
-func (c *Child) Status(path string) (bool, error) { return c.m.Status(path) }
+func (c *Child) Status(path string) (bool, error)  { return c.m.Status(path) }
+func (c *Child) UsageAt(at int64) ([]Usage, error) { return c.m.UsageAt(at) }
+func (c *Child) WriteDOT(w io.Writer, opts picture.Options) error {
+	return c.m.WriteDOT(w, opts)
+}
 
 // Grow asks the parent to match js for the child at time at and attaches
 // what it grants to the child's graph. The new part lasts from at until

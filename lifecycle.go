@@ -153,7 +153,7 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	a := newAllocation(x, rec, id, d.start, d.start)
 	a.End = d.start + d.dur
 	a.Overhead = took
-	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
+	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took, Nodes: strings.Join(a.Nodes(), ",")}
 	x.useID(id)
 	return a, nil
 }
@@ -201,6 +201,8 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	}
 	if full {
 		x.wjobs()[j.ID].State = Canceled
+	} else {
+		x.wjobs()[j.ID].Nodes = strings.Join(x.nodesOf()[j.ID], ",")
 	}
 	return full, nil
 }

@@ -132,6 +132,11 @@ type Job struct {
 	Start, End int64
 	// Overhead is the wall time the operation that created the job took.
 	Overhead time.Duration
+	// Nodes names the nodes the job holds resources on, comma-separated
+	// ("node0,node3"; a string keeps Job comparable), in Allocation.Nodes'
+	// order (after a partial cancel or a restore, in the graph's order); a
+	// canceled job keeps its last list. Empty for a graph without nodes.
+	Nodes string
 }
 
 // Matcher matches jobspecs against a resource graph and keeps its
@@ -365,7 +370,7 @@ func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 		if got > at {
 			st = Reserved
 		}
-		x.wjobs()[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took}
+		x.wjobs()[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took, Nodes: strings.Join(a.Nodes(), ",")}
 		x.useID(id)
 		x.recordStat(took)
 	} else {

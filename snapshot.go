@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -202,6 +203,11 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 	}
 	x := wrap(m, doc.Options)
 	x.jobs = jobs
+	for id, nodes := range x.nodesOf() { // derived: from the bookings
+		if j := jobs[id]; j != nil {
+			j.Nodes = strings.Join(nodes, ",")
+		}
+	}
 	x.next = max(doc.Next, 1)
 	if doc.Exhausted {
 		x.next = 0

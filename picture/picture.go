@@ -27,8 +27,9 @@ type Options struct {
 	Root string
 	// Depth limits the levels drawn below Root (0: all).
 	Depth int
-	// Schedule, when set, gives each vertex its state at time At.
-	Schedule Schedule
+	// Schedule, when set, gives each vertex its state at time At (not
+	// encoded in JSON: a matcher drawing itself sets its own).
+	Schedule Schedule `json:"-"`
 	// At is the time, in seconds, that states refer to.
 	At int64
 	// Name is the graph's name ("" is the root vertex's name).

@@ -868,6 +868,8 @@ type QueryRequest struct {
 	//	*QueryRequest_Status
 	//	*QueryRequest_Types
 	//	*QueryRequest_Stat
+	//	*QueryRequest_Usage
+	//	*QueryRequest_Picture
 	Kind          isQueryRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -989,6 +991,24 @@ func (x *QueryRequest) GetStat() *Stat {
 	return nil
 }
 
+func (x *QueryRequest) GetUsage() *Usage {
+	if x != nil {
+		if x, ok := x.Kind.(*QueryRequest_Usage); ok {
+			return x.Usage
+		}
+	}
+	return nil
+}
+
+func (x *QueryRequest) GetPicture() *Picture {
+	if x != nil {
+		if x, ok := x.Kind.(*QueryRequest_Picture); ok {
+			return x.Picture
+		}
+	}
+	return nil
+}
+
 type isQueryRequest_Kind interface {
 	isQueryRequest_Kind()
 }
@@ -1025,6 +1045,14 @@ type QueryRequest_Stat struct {
 	Stat *Stat `protobuf:"bytes,17,opt,name=stat,proto3,oneof"`
 }
 
+type QueryRequest_Usage struct {
+	Usage *Usage `protobuf:"bytes,18,opt,name=usage,proto3,oneof"`
+}
+
+type QueryRequest_Picture struct {
+	Picture *Picture `protobuf:"bytes,19,opt,name=picture,proto3,oneof"`
+}
+
 func (*QueryRequest_Info) isQueryRequest_Kind() {}
 
 func (*QueryRequest_Jobs) isQueryRequest_Kind() {}
@@ -1040,6 +1068,10 @@ func (*QueryRequest_Status) isQueryRequest_Kind() {}
 func (*QueryRequest_Types) isQueryRequest_Kind() {}
 
 func (*QueryRequest_Stat) isQueryRequest_Kind() {}
+
+func (*QueryRequest_Usage) isQueryRequest_Kind() {}
+
+func (*QueryRequest_Picture) isQueryRequest_Kind() {}
 
 type Info struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1393,6 +1425,105 @@ func (*Stat) Descriptor() ([]byte, []int) {
 	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{20}
 }
 
+// Usage asks for gofluxion.Matcher.Usage at a time.
+type Usage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	At            int64                  `protobuf:"varint,1,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Usage) Reset() {
+	*x = Usage{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Usage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Usage) ProtoMessage() {}
+
+func (x *Usage) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Usage.ProtoReflect.Descriptor instead.
+func (*Usage) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Usage) GetAt() int64 {
+	if x != nil {
+		return x.At
+	}
+	return 0
+}
+
+// Picture asks for gofluxion.Matcher.WriteDOT ("dot") or WriteGraphML
+// ("graphml") with the JSON of a picture.Options.
+type Picture struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Options       []byte                 `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
+	Format        string                 `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Picture) Reset() {
+	*x = Picture{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Picture) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Picture) ProtoMessage() {}
+
+func (x *Picture) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Picture.ProtoReflect.Descriptor instead.
+func (*Picture) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *Picture) GetOptions() []byte {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *Picture) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 type Stats struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vertices      int64                  `protobuf:"varint,1,opt,name=vertices,proto3" json:"vertices,omitempty"`
@@ -1404,7 +1535,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1547,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[21]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1560,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Stats) GetVertices() int64 {
@@ -1460,13 +1591,14 @@ type Job struct {
 	Start         int64                  `protobuf:"varint,3,opt,name=start,proto3" json:"start,omitempty"`
 	End           int64                  `protobuf:"varint,4,opt,name=end,proto3" json:"end,omitempty"`
 	OverheadNs    int64                  `protobuf:"varint,5,opt,name=overhead_ns,json=overheadNs,proto3" json:"overhead_ns,omitempty"`
+	Nodes         string                 `protobuf:"bytes,6,opt,name=nodes,proto3" json:"nodes,omitempty"` // gofluxion.Job.Nodes
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1610,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1623,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Job) GetId() uint64 {
@@ -1529,24 +1661,32 @@ func (x *Job) GetOverheadNs() int64 {
 	return 0
 }
 
+func (x *Job) GetNodes() string {
+	if x != nil {
+		return x.Nodes
+	}
+	return ""
+}
+
 type QueryResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Error         *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
 	Index         uint64                 `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"` // the last applied index the answer reflects
 	Job           *Job                   `protobuf:"bytes,3,opt,name=job,proto3" json:"job,omitempty"`
 	Jobs          []*Job                 `protobuf:"bytes,4,rep,name=jobs,proto3" json:"jobs,omitempty"`
-	Text          string                 `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`               // Find
+	Text          string                 `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`               // Find, Picture
 	Explanation   []byte                 `protobuf:"bytes,6,opt,name=explanation,proto3" json:"explanation,omitempty"` // JSON of gofluxion.Explanation
 	Up            bool                   `protobuf:"varint,7,opt,name=up,proto3" json:"up,omitempty"`
 	Types         []string               `protobuf:"bytes,8,rep,name=types,proto3" json:"types,omitempty"`
 	Stats         *Stats                 `protobuf:"bytes,9,opt,name=stats,proto3" json:"stats,omitempty"`
+	Usage         []byte                 `protobuf:"bytes,10,opt,name=usage,proto3" json:"usage,omitempty"` // JSON of []gofluxion.Usage
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *QueryResponse) Reset() {
 	*x = QueryResponse{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1558,7 +1698,7 @@ func (x *QueryResponse) String() string {
 func (*QueryResponse) ProtoMessage() {}
 
 func (x *QueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1571,7 +1711,7 @@ func (x *QueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryResponse.ProtoReflect.Descriptor instead.
 func (*QueryResponse) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *QueryResponse) GetError() *Error {
@@ -1637,6 +1777,13 @@ func (x *QueryResponse) GetStats() *Stats {
 	return nil
 }
 
+func (x *QueryResponse) GetUsage() []byte {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
 type SnapshotRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Stale         bool                   `protobuf:"varint,1,opt,name=stale,proto3" json:"stale,omitempty"`
@@ -1646,7 +1793,7 @@ type SnapshotRequest struct {
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1805,7 @@ func (x *SnapshotRequest) String() string {
 func (*SnapshotRequest) ProtoMessage() {}
 
 func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1818,7 @@ func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SnapshotRequest) GetStale() bool {
@@ -1690,7 +1837,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1702,7 +1849,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1715,7 +1862,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Chunk) GetData() []byte {
@@ -1733,7 +1880,7 @@ type ClusterRequest struct {
 
 func (x *ClusterRequest) Reset() {
 	*x = ClusterRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1745,7 +1892,7 @@ func (x *ClusterRequest) String() string {
 func (*ClusterRequest) ProtoMessage() {}
 
 func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1758,7 +1905,7 @@ func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterRequest.ProtoReflect.Descriptor instead.
 func (*ClusterRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
 }
 
 type Member struct {
@@ -1772,7 +1919,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +1931,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +1944,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Member) GetId() string {
@@ -1836,7 +1983,7 @@ type ClusterInfo struct {
 
 func (x *ClusterInfo) Reset() {
 	*x = ClusterInfo{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1995,7 @@ func (x *ClusterInfo) String() string {
 func (*ClusterInfo) ProtoMessage() {}
 
 func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2008,7 @@ func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterInfo.ProtoReflect.Descriptor instead.
 func (*ClusterInfo) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ClusterInfo) GetId() string {
@@ -1924,7 +2071,7 @@ type JoinRequest struct {
 
 func (x *JoinRequest) Reset() {
 	*x = JoinRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2083,7 @@ func (x *JoinRequest) String() string {
 func (*JoinRequest) ProtoMessage() {}
 
 func (x *JoinRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,7 +2096,7 @@ func (x *JoinRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
 func (*JoinRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *JoinRequest) GetId() string {
@@ -1982,7 +2129,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1994,7 +2141,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2007,7 +2154,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *LeaveRequest) GetId() string {
@@ -2075,7 +2222,7 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\n" +
 	"allocation\x18\x03 \x01(\fR\n" +
 	"allocation\x12\x12\n" +
-	"\x04full\x18\x04 \x01(\bR\x04full\"\xa3\x03\n" +
+	"\x04full\x18\x04 \x01(\bR\x04full\"\x83\x04\n" +
 	"\fQueryRequest\x12\x14\n" +
 	"\x05stale\x18\x01 \x01(\bR\x05stale\x12(\n" +
 	"\x04info\x18\n" +
@@ -2086,7 +2233,9 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\vsatisfiable\x18\x0e \x01(\v2\x19.gofluxion.v1.SatisfiableH\x00R\vsatisfiable\x12.\n" +
 	"\x06status\x18\x0f \x01(\v2\x14.gofluxion.v1.StatusH\x00R\x06status\x12+\n" +
 	"\x05types\x18\x10 \x01(\v2\x13.gofluxion.v1.TypesH\x00R\x05types\x12(\n" +
-	"\x04stat\x18\x11 \x01(\v2\x12.gofluxion.v1.StatH\x00R\x04statB\x06\n" +
+	"\x04stat\x18\x11 \x01(\v2\x12.gofluxion.v1.StatH\x00R\x04stat\x12+\n" +
+	"\x05usage\x18\x12 \x01(\v2\x13.gofluxion.v1.UsageH\x00R\x05usage\x121\n" +
+	"\apicture\x18\x13 \x01(\v2\x15.gofluxion.v1.PictureH\x00R\apictureB\x06\n" +
 	"\x04kind\"\x16\n" +
 	"\x04Info\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\x06\n" +
@@ -2103,18 +2252,24 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x06Status\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\"\a\n" +
 	"\x05Types\"\x06\n" +
-	"\x04Stat\"M\n" +
+	"\x04Stat\"\x17\n" +
+	"\x05Usage\x12\x0e\n" +
+	"\x02at\x18\x01 \x01(\x03R\x02at\";\n" +
+	"\aPicture\x12\x18\n" +
+	"\aoptions\x18\x01 \x01(\fR\aoptions\x12\x16\n" +
+	"\x06format\x18\x02 \x01(\tR\x06format\"M\n" +
 	"\x05Stats\x12\x1a\n" +
 	"\bvertices\x18\x01 \x01(\x03R\bvertices\x12\x14\n" +
 	"\x05edges\x18\x02 \x01(\x03R\x05edges\x12\x12\n" +
-	"\x04jobs\x18\x03 \x01(\x03R\x04jobs\"t\n" +
+	"\x04jobs\x18\x03 \x01(\x03R\x04jobs\"\x8a\x01\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\x05R\x05state\x12\x14\n" +
 	"\x05start\x18\x03 \x01(\x03R\x05start\x12\x10\n" +
 	"\x03end\x18\x04 \x01(\x03R\x03end\x12\x1f\n" +
 	"\voverhead_ns\x18\x05 \x01(\x03R\n" +
-	"overheadNs\"\xa3\x02\n" +
+	"overheadNs\x12\x14\n" +
+	"\x05nodes\x18\x06 \x01(\tR\x05nodes\"\xb9\x02\n" +
 	"\rQueryResponse\x12)\n" +
 	"\x05error\x18\x01 \x01(\v2\x13.gofluxion.v1.ErrorR\x05error\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x04R\x05index\x12#\n" +
@@ -2124,7 +2279,9 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\vexplanation\x18\x06 \x01(\fR\vexplanation\x12\x0e\n" +
 	"\x02up\x18\a \x01(\bR\x02up\x12\x14\n" +
 	"\x05types\x18\b \x03(\tR\x05types\x12)\n" +
-	"\x05stats\x18\t \x01(\v2\x13.gofluxion.v1.StatsR\x05stats\"'\n" +
+	"\x05stats\x18\t \x01(\v2\x13.gofluxion.v1.StatsR\x05stats\x12\x14\n" +
+	"\x05usage\x18\n" +
+	" \x01(\fR\x05usage\"'\n" +
 	"\x0fSnapshotRequest\x12\x14\n" +
 	"\x05stale\x18\x01 \x01(\bR\x05stale\"\x1b\n" +
 	"\x05Chunk\x12\x12\n" +
@@ -2168,7 +2325,7 @@ func file_gofluxion_v1_matcher_proto_rawDescGZIP() []byte {
 	return file_gofluxion_v1_matcher_proto_rawDescData
 }
 
-var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*Op)(nil),              // 0: gofluxion.v1.Op
 	(*Match)(nil),           // 1: gofluxion.v1.Match
@@ -2191,16 +2348,18 @@ var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*Status)(nil),          // 18: gofluxion.v1.Status
 	(*Types)(nil),           // 19: gofluxion.v1.Types
 	(*Stat)(nil),            // 20: gofluxion.v1.Stat
-	(*Stats)(nil),           // 21: gofluxion.v1.Stats
-	(*Job)(nil),             // 22: gofluxion.v1.Job
-	(*QueryResponse)(nil),   // 23: gofluxion.v1.QueryResponse
-	(*SnapshotRequest)(nil), // 24: gofluxion.v1.SnapshotRequest
-	(*Chunk)(nil),           // 25: gofluxion.v1.Chunk
-	(*ClusterRequest)(nil),  // 26: gofluxion.v1.ClusterRequest
-	(*Member)(nil),          // 27: gofluxion.v1.Member
-	(*ClusterInfo)(nil),     // 28: gofluxion.v1.ClusterInfo
-	(*JoinRequest)(nil),     // 29: gofluxion.v1.JoinRequest
-	(*LeaveRequest)(nil),    // 30: gofluxion.v1.LeaveRequest
+	(*Usage)(nil),           // 21: gofluxion.v1.Usage
+	(*Picture)(nil),         // 22: gofluxion.v1.Picture
+	(*Stats)(nil),           // 23: gofluxion.v1.Stats
+	(*Job)(nil),             // 24: gofluxion.v1.Job
+	(*QueryResponse)(nil),   // 25: gofluxion.v1.QueryResponse
+	(*SnapshotRequest)(nil), // 26: gofluxion.v1.SnapshotRequest
+	(*Chunk)(nil),           // 27: gofluxion.v1.Chunk
+	(*ClusterRequest)(nil),  // 28: gofluxion.v1.ClusterRequest
+	(*Member)(nil),          // 29: gofluxion.v1.Member
+	(*ClusterInfo)(nil),     // 30: gofluxion.v1.ClusterInfo
+	(*JoinRequest)(nil),     // 31: gofluxion.v1.JoinRequest
+	(*LeaveRequest)(nil),    // 32: gofluxion.v1.LeaveRequest
 }
 var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
 	1,  // 0: gofluxion.v1.Op.match:type_name -> gofluxion.v1.Match
@@ -2221,28 +2380,30 @@ var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
 	18, // 15: gofluxion.v1.QueryRequest.status:type_name -> gofluxion.v1.Status
 	19, // 16: gofluxion.v1.QueryRequest.types:type_name -> gofluxion.v1.Types
 	20, // 17: gofluxion.v1.QueryRequest.stat:type_name -> gofluxion.v1.Stat
-	10, // 18: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
-	22, // 19: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
-	22, // 20: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
-	21, // 21: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
-	27, // 22: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
-	0,  // 23: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
-	12, // 24: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
-	24, // 25: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
-	26, // 26: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
-	29, // 27: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
-	30, // 28: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
-	11, // 29: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
-	23, // 30: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
-	25, // 31: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
-	28, // 32: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
-	28, // 33: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
-	28, // 34: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
-	29, // [29:35] is the sub-list for method output_type
-	23, // [23:29] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	21, // 18: gofluxion.v1.QueryRequest.usage:type_name -> gofluxion.v1.Usage
+	22, // 19: gofluxion.v1.QueryRequest.picture:type_name -> gofluxion.v1.Picture
+	10, // 20: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
+	24, // 21: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
+	24, // 22: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
+	23, // 23: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
+	29, // 24: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
+	0,  // 25: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
+	12, // 26: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
+	26, // 27: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
+	28, // 28: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
+	31, // 29: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
+	32, // 30: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
+	11, // 31: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
+	25, // 32: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
+	27, // 33: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
+	30, // 34: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
+	30, // 35: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
+	30, // 36: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
+	31, // [31:37] is the sub-list for method output_type
+	25, // [25:31] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_gofluxion_v1_matcher_proto_init() }
@@ -2270,6 +2431,8 @@ func file_gofluxion_v1_matcher_proto_init() {
 		(*QueryRequest_Status)(nil),
 		(*QueryRequest_Types)(nil),
 		(*QueryRequest_Stat)(nil),
+		(*QueryRequest_Usage)(nil),
+		(*QueryRequest_Picture)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2277,7 +2440,7 @@ func file_gofluxion_v1_matcher_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gofluxion_v1_matcher_proto_rawDesc), len(file_gofluxion_v1_matcher_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
