@@ -144,12 +144,12 @@ type Job struct {
 //
 // A Matcher is safe for concurrent use by multiple goroutines: operations
 // that change the schedule or the graph (Match and MatchWithID with any op
-// but Satisfiability, Cancel, PartialCancel, Update, SetStatus,
+// but Satisfiability, Cancel, PartialCancel, Expire, Update, SetStatus,
 // SetRankStatus, Attach, Remove, RemoveRanks, RestoreFrom) run one at a
 // time, while read-only queries (ParseJobspec, Satisfiable, Match with
 // Satisfiability, Find, FindAt, Explain, Info, Jobs, Stat, Status,
-// RankStatus, Snapshot, Clone) run concurrently with each other and wait
-// for a running writer.
+// RankStatus, Usage, NodeUsage, WriteDOT, Snapshot, Clone) run
+// concurrently with each other and wait for a running writer.
 type Matcher struct {
 	mu   sync.RWMutex
 	m    *match.Matcher
