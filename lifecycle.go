@@ -162,7 +162,7 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	a := newAllocation(x, rec, id, d.start, d.start)
 	a.End = d.start + d.dur
 	a.Overhead = took
-	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
+	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took, Nodes: strings.Join(a.Nodes(), ",")}
 	x.useID(id)
 	return a, nil
 }
@@ -195,6 +195,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1)
 	j, ok := x.jobs[id]
 	if !ok || j.State != Allocated {
 		return false, newError("partial cancel", ErrNotFound, nil, "no job %d allocated", id)
@@ -209,6 +210,8 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	}
 	if full {
 		x.wjobs()[j.ID].State = Canceled
+	} else {
+		x.wjobs()[j.ID].Nodes = strings.Join(x.nodesOf()[j.ID], ",")
 	}
 	return full, nil
 }
@@ -253,6 +256,7 @@ func (x *Matcher) Attach(jgfDoc []byte) error {
 func (x *Matcher) Remove(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	g := x.m.Graph()
 	vs := g.ByPath(path)
 	if len(vs) == 0 {
@@ -288,6 +292,7 @@ func (x *Matcher) endRemoved() {
 func (x *Matcher) RemoveRanks(ranks string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	sel, err := x.opts.Limits.rankSet(x.m, ranks)
 	if err != nil {
 		return fromMatch("remove ranks", err)
@@ -336,6 +341,7 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 		st = graph.StatusUp
 	}
 	x.m.SetRankStatus(ids, st)
+	x.m.CountUpNodes() // as SetStatus
 	return nil
 }
 

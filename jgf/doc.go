@@ -58,6 +58,13 @@
 //     vertices below a node share its rank, so only nodes are compared;
 //     Read leaves a document's ranks alone).
 //
+// Older documents that list each containment edge in both directions
+// (parent to child, then child to parent with the relation "in"), as
+// fluxion-go's own test data does, load in both readers: Fluxion's keeps
+// both edges, the strict reader skips each upward edge (one whose target
+// path is its source path's parent) once it checked the downward edge is
+// there, and builds the tree (see Options.Fluxion).
+//
 // Before that, it reports the same errors as Fluxion's, in the same order.
 // A Document remembers the Options it was parsed with, and Load applies
 // them (Options.Load overrides them).

@@ -39,6 +39,7 @@ import (
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/picture"
 	"github.com/gofluxion/gofluxion/service/internal/tlsutil"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
@@ -527,7 +528,7 @@ func (b *Bound) SetStatus(path string, up bool) error {
 }
 
 func jobOf(j *pb.Job) gofluxion.Job {
-	return gofluxion.Job{ID: j.GetId(), State: gofluxion.JobState(j.GetState()), Start: j.GetStart(), End: j.GetEnd(), Overhead: time.Duration(j.GetOverheadNs())}
+	return gofluxion.Job{ID: j.GetId(), State: gofluxion.JobState(j.GetState()), Start: j.GetStart(), End: j.GetEnd(), Overhead: time.Duration(j.GetOverheadNs()), Nodes: j.GetNodes()}
 }
 
 // Attach grows the service's graph with a JGF subgraph (Matcher.Attach).
@@ -590,6 +591,43 @@ func (b *Bound) FindAt(criteria, format string, now int64) (string, error) {
 		return "", err
 	}
 	return res.GetText(), nil
+}
+
+// UsageAt implements gofluxion.Interface: Matcher.Usage on the server.
+func (b *Bound) UsageAt(at int64) ([]gofluxion.Usage, error) {
+	res, err := b.c.query(b.ctx, &pb.QueryRequest{Kind: &pb.QueryRequest_Usage{Usage: &pb.Usage{At: at}}})
+	if err != nil {
+		return nil, err
+	}
+	var out []gofluxion.Usage
+	if err := json.Unmarshal(res.GetUsage(), &out); err != nil {
+		return nil, fmt.Errorf("client: usage: %v: %w", err, gofluxion.ErrInvalid)
+	}
+	return out, nil
+}
+
+// WriteDOT implements gofluxion.Interface: Matcher.WriteDOT on the server,
+// with the server's schedule (opts.Schedule is not sent).
+func (b *Bound) WriteDOT(w io.Writer, opts picture.Options) error {
+	return b.picture(w, opts, "dot")
+}
+
+// WriteGraphML is WriteDOT in GraphML (Matcher.WriteGraphML).
+func (b *Bound) WriteGraphML(w io.Writer, opts picture.Options) error {
+	return b.picture(w, opts, "graphml")
+}
+
+func (b *Bound) picture(w io.Writer, opts picture.Options, format string) error {
+	o, err := json.Marshal(opts)
+	if err != nil {
+		return fmt.Errorf("client: picture options: %v: %w", err, gofluxion.ErrInvalid)
+	}
+	res, err := b.c.query(b.ctx, &pb.QueryRequest{Kind: &pb.QueryRequest_Picture{Picture: &pb.Picture{Options: o, Format: format}}})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, res.GetText())
+	return err
 }
 
 // Status implements gofluxion.Interface.
@@ -676,6 +714,17 @@ func (c *Client) FindAt(criteria, format string, now int64) (string, error) {
 
 // Status implements gofluxion.Interface.
 func (c *Client) Status(path string) (bool, error) { return c.bg().Status(path) }
+
+// UsageAt implements gofluxion.Interface.
+func (c *Client) UsageAt(at int64) ([]gofluxion.Usage, error) { return c.bg().UsageAt(at) }
+
+// WriteDOT implements gofluxion.Interface.
+func (c *Client) WriteDOT(w io.Writer, opts picture.Options) error { return c.bg().WriteDOT(w, opts) }
+
+// WriteGraphML is WriteDOT in GraphML.
+func (c *Client) WriteGraphML(w io.Writer, opts picture.Options) error {
+	return c.bg().WriteGraphML(w, opts)
+}
 
 // SetStatus implements gofluxion.Interface.
 func (c *Client) SetStatus(path string, up bool) error { return c.bg().SetStatus(path, up) }
