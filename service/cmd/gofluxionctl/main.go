@@ -65,7 +65,8 @@ func init() {
 		{"help", "", "list the commands, the flags and the exit codes", nil},
 		{"cluster", "", "the answering replica's view of the cluster: role, leader, members, applied index", cmdCluster},
 		{"stats", "", "count the graph's vertices and edges and the jobs", cmdStats},
-		{"jobs", "", "list the jobs: id, state, start, end", cmdJobs},
+		{"jobs", "", "list the jobs: id, state, start, end, nodes", cmdJobs},
+		{"usage", "[AT]", "units per type at time AT (default 0): in use, reserved for later, down, free", cmdUsage},
 		{"info", "JOBID", "one job's state, start and end", cmdInfo},
 		{"find", "CRITERIA [FORMAT]", "the resources matching a criteria expression (format simple by default)", cmdFind},
 		{"explain", "JOBSPEC-FILE [AT]", "why a jobspec fits or not at time AT (default 0), level by level", cmdExplain},
@@ -256,7 +257,29 @@ func cmdJobs(e *env, args []string) error {
 		return err
 	}
 	for _, j := range jobs {
-		fmt.Fprintf(e.out, "%d\t%s\t%d\t%d\n", j.ID, j.State, j.Start, j.End)
+		fmt.Fprintf(e.out, "%d\t%s\t%d\t%d\t%s\n", j.ID, j.State, j.Start, j.End, j.Nodes)
+	}
+	return nil
+}
+
+func cmdUsage(e *env, args []string) error {
+	if err := need(args, 0, 1); err != nil {
+		return err
+	}
+	at := int64(0)
+	if len(args) == 1 {
+		var err error
+		if at, err = parseAt(args[0]); err != nil {
+			return err
+		}
+	}
+	us, err := e.c.With(e.ctx).UsageAt(at)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "TYPE\tTOTAL\tIN-USE\tRESERVED\tDOWN\tFREE\n")
+	for _, u := range us {
+		fmt.Fprintf(e.out, "%s\t%d\t%d\t%d\t%d\t%d\n", u.Type, u.Total, u.Allocated, u.Reserved, u.Down, u.Free)
 	}
 	return nil
 }

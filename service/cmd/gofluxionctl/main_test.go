@@ -110,6 +110,16 @@ func TestCommands(t *testing.T) {
 	if code, out, _ := c("jobs"); code != 0 || strings.Count(out, "\n") != 3 {
 		t.Errorf("jobs: exit %d, %q", code, out)
 	}
+	if code, out, _ := c("jobs"); code != 0 || !regexp.MustCompile(`(?m)^1\tALLOCATED\t0\t3600\tnode\d,node\d$`).MatchString(out) {
+		t.Errorf("jobs: no nodes listed: exit %d, %q", code, out)
+	}
+	// Three jobs run at 0, each on 2 nodes with 8 cores.
+	if code, out, e := c("usage"); code != 0 || !strings.Contains(out, "\ncore\t256\t48\t0\t0\t208\n") {
+		t.Errorf("usage: exit %d, %q %s", code, out, e)
+	}
+	if code, out, e := c("usage", "x"); code != 2 || out != "" {
+		t.Errorf("usage x: exit %d, %q %s", code, out, e)
+	}
 	if code, out, _ := c("stats"); code != 0 || !strings.Contains(out, "jobs 3") {
 		t.Errorf("stats: exit %d, %q", code, out)
 	}
