@@ -145,6 +145,19 @@ func TestJournalCorruption(t *testing.T) {
 			binary.BigEndian.PutUint32(b[r.off:], 0)
 			return b, r.off, n/3 + 1
 		}},
+		// A length corrupted upwards makes a middle record look like a
+		// torn tail (it runs past the end of the file); the good records
+		// after it say it is not.
+		{name: "middle record length grown past the end", corrupt: func(b []byte, recs []rec) ([]byte, int64, int) {
+			r := recs[n/2]
+			binary.BigEndian.PutUint32(b[r.off:], uint32(r.size-8)+1<<20)
+			return b, r.off, n/2 + 1
+		}},
+		{name: "second to last record length grown past the end", corrupt: func(b []byte, recs []rec) ([]byte, int64, int) {
+			r := recs[n-1]
+			b[r.off+1] ^= 0x04
+			return b, r.off, n
+		}},
 		{name: "second to last record", corrupt: func(b []byte, recs []rec) ([]byte, int64, int) {
 			r := recs[n-1]
 			b[r.off+12] ^= 0xff // its index

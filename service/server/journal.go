@@ -403,6 +403,15 @@ func scanJournal(path string, r io.Reader, size int64, each func(scanned) error)
 			return nil, e
 		}
 		if off+8+n > size {
+			// A torn write, or a length field corrupted upwards: the
+			// second leaves good records after it, which must not be cut.
+			tail := make([]byte, size-off-8) // < n <= maxRecord
+			if _, err := io.ReadFull(br, tail); err != nil {
+				return nil, err
+			}
+			if at, idx, ok := goodRecordIn(tail, prev, js.hasHeader || js.records > 0); ok {
+				return nil, bad(fmt.Sprintf("bad record length %d: it runs past the end of the file, but a good record (index %d) follows at byte offset %d", n, idx, off+8+int64(at)))
+			}
 			js.torn = bad(fmt.Sprintf("record of %d bytes runs past the end of the file (%d bytes)", 8+n, size))
 			break
 		}
@@ -439,6 +448,29 @@ func scanJournal(path string, r io.Reader, size int64, each func(scanned) error)
 		js.end = off
 	}
 	return js, nil
+}
+
+// goodRecordIn looks in b for a whole record with a good checksum whose
+// index follows prev (when ordered; any index otherwise) and returns its
+// offset in b and its index.
+func goodRecordIn(b []byte, prev uint64, ordered bool) (int, uint64, bool) {
+	// Every record takes at least 16 bytes, so the indexes that can
+	// follow prev within b are few: a cheap filter before the checksum.
+	maxIdx := prev + uint64(len(b))/16 + 1
+	for p := 0; p+16 <= len(b); p++ {
+		n := int(binary.BigEndian.Uint32(b[p:]))
+		if n < 8 || n > maxRecord || n > len(b)-p-8 {
+			continue
+		}
+		idx := binary.BigEndian.Uint64(b[p+8:])
+		if ordered && (idx <= prev || idx > maxIdx) {
+			continue
+		}
+		if crc32.Checksum(b[p+8:p+8+n], castagnoli) == binary.BigEndian.Uint32(b[p+4:]) {
+			return p, idx, true
+		}
+	}
+	return 0, 0, false
 }
 
 // replay applies the journal's records after the snapshot, checking that
