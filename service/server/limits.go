@@ -168,6 +168,10 @@ func memoryLimit() int64 {
 // than good ones.
 const faceParseBytes = 64 << 10
 
+// maxClientID bounds a client id, the key of a session the state keeps
+// on every replica (the Go client's are 32 bytes).
+const maxClientID = 256
+
 // refuseOnItsFace answers an operation the state machine would refuse
 // whatever the state, without journaling or proposing it: nil when it
 // must go to the log. A jobspec of more than faceParseBytes that does not
@@ -175,6 +179,9 @@ const faceParseBytes = 64 << 10
 // the state machine gives).
 func refuseOnItsFace(op *pb.Op, st func() *gofluxion.Matcher) *pb.Result {
 	var err error
+	if len(op.GetClient()) > maxClientID {
+		return &pb.Result{Error: wire.ToPB(fmt.Errorf("client id of %d bytes, more than %d: %w", len(op.GetClient()), maxClientID, gofluxion.ErrInvalid))}
+	}
 	switch k := op.GetKind().(type) {
 	case *pb.Op_Match:
 		if gofluxion.Op(k.Match.GetOp()) == gofluxion.Satisfiability {

@@ -136,6 +136,16 @@ func TestRefusedOnItsFace(t *testing.T) {
 			t.Fatalf("%v: %v, want InvalidArgument", op, err)
 		}
 	}
+	// A client id is a session's key on every replica: a huge one is
+	// refused before it takes room in the log and the session table.
+	huge, err := client.Dial([]string{s.Addr}, client.Options{ID: strings.Repeat("x", 1<<20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer huge.Close()
+	if res, err := huge.Apply(context.Background(), &pb.Op{Kind: &pb.Op_Cancel{Cancel: &pb.Cancel{Id: 1}}}); err != nil || res.GetError().GetKind() != "invalid" {
+		t.Fatalf("a 1 MiB client id: %v %v, want an invalid result", res.GetError(), err)
+	}
 	if after := s.Backend.State().Applied(); after != before {
 		t.Fatalf("applied index %d -> %d: refused operations were journaled", before, after)
 	}

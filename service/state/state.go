@@ -83,7 +83,16 @@ type session struct {
 	Index   uint64            `json:"index"`          // last use
 	Time    int64             `json:"time,omitempty"` // log time of the last use (UnixNano)
 	Results map[uint64][]byte `json:"results"`
+	// Dropped: the highest seq whose answer was dropped to keep the
+	// session within MaxResults (a client that never acknowledges).
+	Dropped uint64 `json:"dropped,omitempty"`
 }
+
+// MaxResults bounds the answers one session keeps (the requests a client
+// has in flight at once): past it the lowest is dropped, and a retry of
+// it is refused as OUTCOME_UNKNOWN, so a client that never acknowledges
+// cannot grow the state without bound.
+const MaxResults = 1024
 
 // State is the state machine. Apply and Restore must be called from one
 // goroutine at a time (the journal's committer, or Raft's FSM); reads may
@@ -165,6 +174,10 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 					return &r
 				}
 				return &pb.Result{Index: index, Error: &pb.Error{Message: "undecodable result in the session table"}}
+			} else if op.GetSeq() <= se.Dropped && op.GetSeq() >= se.Acked {
+				s.mu.Unlock()
+				return &pb.Result{Index: index, Error: &pb.Error{Kind: KindOutcomeUnknown,
+					Message: fmt.Sprintf("request %d of client %s: its answer was dropped (more than %d requests in flight without acknowledgement): not applied; the outcome is unknown, check with Info", op.GetSeq(), op.GetClient(), MaxResults)}}
 			} else if op.GetSeq() < se.Acked {
 				s.mu.Unlock()
 				return &pb.Result{Index: index, Error: &pb.Error{Kind: "invalid",
@@ -199,6 +212,14 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 		b, _ := proto.Marshal(r)
 		s.mu.Lock()
 		se.Results[op.GetSeq()] = b
+		if len(se.Results) > MaxResults {
+			low := op.GetSeq()
+			for seq := range se.Results {
+				low = min(low, seq)
+			}
+			delete(se.Results, low)
+			se.Dropped = max(se.Dropped, low)
+		}
 		s.mu.Unlock()
 	}
 	return r

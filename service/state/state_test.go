@@ -205,3 +205,53 @@ func TestSessionExpiry(t *testing.T) {
 		t.Fatalf("clients %v", got)
 	}
 }
+
+// TestSessionResultsBounded: a client that never acknowledges (Acked
+// stays at its first request) cannot grow its session without bound:
+// past MaxResults answers the lowest are dropped, the snapshot stops
+// growing, and a retry of a dropped request is refused as OUTCOME_UNKNOWN
+// without being applied again; a retry of a kept one is still answered.
+func TestSessionResultsBounded(t *testing.T) {
+	s := newState(t)
+	idx := uint64(0)
+	apply := func(o *pb.Op) *pb.Result { idx++; return s.Apply(idx, o) }
+	first := apply(clientOp("greedy", 1, 1, time.Hour, false))
+	if first.GetError() != nil {
+		t.Fatal(first)
+	}
+	jobs := len(s.Matcher().Jobs())
+	size := func() int {
+		var buf bytes.Buffer
+		if err := s.Freeze().Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Len()
+	}
+	var last *pb.Result
+	seq := uint64(1)
+	send := func(n int) {
+		for range n {
+			seq++
+			last = apply(&pb.Op{Client: "greedy", Seq: seq, Acked: 1, Time: int64(time.Hour),
+				Kind: &pb.Op_Cancel{Cancel: &pb.Cancel{Id: 1 << 40}}})
+		}
+	}
+	send(2 * state.MaxResults)
+	half := size()
+	send(2 * state.MaxResults)
+	if full := size(); full > half+half/4 {
+		t.Fatalf("the snapshot grew from %d to %d bytes with the answers of a client that never acknowledges", half, full)
+	}
+	r := apply(clientOp("greedy", 1, 1, time.Hour+time.Second, true))
+	if r.GetError().GetKind() != state.KindOutcomeUnknown {
+		t.Fatalf("retry of a dropped answer: %v, want %s", r, state.KindOutcomeUnknown)
+	}
+	if n := len(s.Matcher().Jobs()); n != jobs {
+		t.Fatalf("the retry of a dropped answer was applied again: %d jobs, want %d", n, jobs)
+	}
+	again := apply(&pb.Op{Client: "greedy", Seq: seq, Acked: 1, Retry: true, Time: int64(time.Hour + time.Second),
+		Kind: &pb.Op_Cancel{Cancel: &pb.Cancel{Id: 1 << 40}}})
+	if !proto.Equal(again, last) {
+		t.Fatalf("retry of a kept answer: %v, want %v", again, last)
+	}
+}
