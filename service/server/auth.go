@@ -81,7 +81,7 @@ func requiredRole(method string, req any) Role {
 }
 
 // Roles maps client identities to roles. The file format, one grant a
-// line ('#' starts a comment):
+// line (a word starting with '#' starts a comment):
 //
 //	ROLE cert NAME           a client certificate (verified by -ca) whose
 //	                         Subject Common Name, a DNS name or a URI SAN
@@ -104,11 +104,16 @@ func ParseRoles(name string, data []byte) (*Roles, error) {
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	sc.Buffer(nil, 64<<10)
 	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
+		// A comment is a field that starts with '#': a '#' inside a
+		// token or a name is part of it (cutting there would make the
+		// token's prefix a credential).
+		f := strings.Fields(sc.Text())
+		for i, w := range f {
+			if strings.HasPrefix(w, "#") {
+				f = f[:i]
+				break
+			}
 		}
-		f := strings.Fields(text)
 		if len(f) == 0 {
 			continue
 		}

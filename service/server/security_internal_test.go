@@ -69,6 +69,15 @@ func TestParseRoles(t *testing.T) {
 	if rs.tokenRole("t") != RoleReader || rs.tokenRole("") != RoleScheduler || rs.tokenRole("u") != RoleNone {
 		t.Errorf("tokens: %v %v %v", rs.tokenRole("t"), rs.tokenRole(""), rs.tokenRole("u"))
 	}
+	// A '#' inside a token or a name does not start a comment: the
+	// token's prefix is no credential.
+	rs, err = ParseRoles("f", []byte("admin token s3cr#tXYZ # the ops token\nreader cert spiffe://x/y#z\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.tokenRole("s3cr") != RoleNone || rs.tokenRole("s3cr#tXYZ") != RoleAdmin || rs.certs["spiffe://x/y#z"] != RoleReader {
+		t.Errorf("a '#' inside a value: prefix %v, whole %v, cert %v", rs.tokenRole("s3cr"), rs.tokenRole("s3cr#tXYZ"), rs.certs)
+	}
 	for _, tc := range []struct{ in, want string }{
 		{"admin cert", "f:1: want ROLE KIND VALUE, got 2 fields"},
 		{"\nroot cert a", `f:2: unknown role "root"`},
