@@ -119,6 +119,10 @@ type clock struct {
 	// expired: a retry of an operation first sent after it cannot belong
 	// to a lost session.
 	EvictedUse int64 `json:"evicted_use,omitempty"`
+	// JumpFrom and JumpTo are the latest step of log time longer than
+	// half the retry window (see advance).
+	JumpFrom int64 `json:"jump_from,omitempty"`
+	JumpTo   int64 `json:"jump_to,omitempty"`
 }
 
 // New wraps m, whose state corresponds to index 0 (a fresh matcher),
@@ -151,7 +155,7 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 	if index > s.applied {
 		s.applied = index
 	}
-	s.Now = max(s.Now, op.GetTime())
+	s.advance(op.GetTime())
 	if g := op.GetGenesis(); g != nil || s.m == nil {
 		var err error = ErrNoGenesis
 		if g != nil {
@@ -225,6 +229,23 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 	return r
 }
 
+// advance moves the log time to t when it is later. A step longer than
+// half the retry window (a leader whose clock is ahead of its
+// predecessor's, a clock stepped forward, or an idle log) may be far
+// longer than the real time that passed, so it is remembered: a session
+// used within half a retry window before it and evicted or expired later
+// counts as used at its end (see forget), so that a retry of its client
+// is refused as OUTCOME_UNKNOWN rather than applied twice.
+func (s *State) advance(t int64) {
+	if t <= s.Now {
+		return
+	}
+	if half := int64(RetryWindow / 2); s.Now != 0 && t-s.Now > half {
+		s.JumpFrom, s.JumpTo = s.Now, t
+	}
+	s.Now = t
+}
+
 // ack forgets the results the client acknowledged.
 func (se *session) ack(acked uint64) {
 	if acked <= se.Acked {
@@ -258,6 +279,11 @@ func (s *State) forget(c string) {
 	t := se.Time
 	if t == 0 {
 		t = s.Now // from a snapshot without times: as if used now
+	}
+	if s.JumpTo != 0 && t > s.JumpFrom-int64(RetryWindow/2) {
+		// Used shortly before the latest jump of log time: its client
+		// may have retried since, whatever the log time says.
+		t = max(t, s.JumpTo)
 	}
 	s.EvictedUse = max(s.EvictedUse, t)
 	delete(s.sessions, c)

@@ -255,3 +255,65 @@ func TestSessionResultsBounded(t *testing.T) {
 		t.Fatalf("retry of a kept answer: %v, want %v", again, last)
 	}
 }
+
+// TestClockJump: log time that jumps forward (the new leader's clock is
+// ahead of the old one's, or a clock was stepped) is no proof that real
+// time passed. A client whose answer was lost just before the jump
+// retries seconds later; its session, expired by age or evicted by count
+// at the jump, must not let the retry be applied a second time: it is
+// refused as OUTCOME_UNKNOWN, alike on a replica restored from a
+// snapshot taken after the jump.
+func TestClockJump(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts state.Options
+		jump time.Duration
+		// others are the clients whose operations follow the jump.
+		others []string
+	}{
+		{"expiry by age", state.Options{MaxAge: time.Hour}, 2 * time.Hour, []string{"b"}},
+		{"eviction by count", state.Options{MaxSessions: 2}, 20 * time.Minute, []string{"b", "c"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := state.New(m, tc.opts)
+			idx := uint64(0)
+			apply := func(s *state.State, o *pb.Op) *pb.Result { idx++; return s.Apply(idx, o) }
+			at := 10 * time.Hour
+			if r := apply(s, clientOp("a", 1, 1, at, false)); r.GetError() != nil { // its answer is lost
+				t.Fatal(r)
+			}
+			for _, c := range tc.others {
+				if r := apply(s, clientOp(c, 1, 1, at+tc.jump, false)); r.GetError() != nil {
+					t.Fatal(r)
+				}
+			}
+			if slices.Contains(s.Clients(), "a") {
+				t.Fatalf("a's session is still there: %v", s.Clients())
+			}
+			var buf bytes.Buffer
+			if err := s.Freeze().Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			restored := state.New(nil, tc.opts)
+			if err := restored.Restore(&buf); err != nil {
+				t.Fatal(err)
+			}
+			saved := idx
+			for name, st := range map[string]*state.State{"leader": s, "restored replica": restored} {
+				idx = saved
+				jobs := len(st.Matcher().Jobs())
+				r := apply(st, clientOp("a", 1, 1, at+tc.jump+time.Second, true))
+				if n := len(st.Matcher().Jobs()); n != jobs {
+					t.Fatalf("%s: a retry was applied twice after a forward jump of log time: %d jobs, was %d", name, n, jobs)
+				}
+				if r.GetError().GetKind() != state.KindOutcomeUnknown {
+					t.Fatalf("%s: the retry answered %v, want %s", name, r, state.KindOutcomeUnknown)
+				}
+			}
+		})
+	}
+}
