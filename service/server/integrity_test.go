@@ -158,6 +158,13 @@ func TestJournalCorruption(t *testing.T) {
 			b[r.off+1] ^= 0x04
 			return b, r.off, n
 		}},
+		// A damaged magic makes the journal look like one written
+		// before the header existed, and the header bytes a record
+		// running past the end of the file.
+		{name: "header magic", corrupt: func(b []byte, recs []rec) ([]byte, int64, int) {
+			b[0] = 0
+			return b, 0, 1
+		}},
 		{name: "second to last record", corrupt: func(b []byte, recs []rec) ([]byte, int64, int) {
 			r := recs[n-1]
 			b[r.off+12] ^= 0xff // its index
