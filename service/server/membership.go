@@ -2,11 +2,14 @@ package server
 
 import (
 	"io"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Safe membership. Join adds a replica as a non-voter: it receives the
@@ -185,4 +188,40 @@ func (b *Replicated) promoter(interval time.Duration, logger hclog.Logger) {
 			break
 		}
 	}
+}
+
+// leaveKeepsQuorum refuses to remove voter id when a majority of the
+// voters left would not be answering the leader: the cluster could no
+// longer commit (not even the Join or Leave that would mend it). A voter
+// answers when the leader is it, or heard from it as recently as the
+// promoter asks of a non-voter. Removing a non-voter never changes the
+// quorum.
+func (b *Replicated) leaveKeepsQuorum(id raft.ServerID) error {
+	f := b.r.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	fresh := 10*b.opts.PromoteInterval + 2*time.Second
+	self := raft.ServerID(b.opts.ID)
+	var voters, live int
+	var silent []string
+	for _, s := range f.Configuration().Servers {
+		if s.ID == id && s.Suffrage != raft.Voter {
+			return nil
+		}
+		if s.ID == id || s.Suffrage != raft.Voter {
+			continue
+		}
+		voters++
+		if m, ok := b.progress.get(s.ID); s.ID == self || ok && time.Since(m.at) <= fresh {
+			live++
+		} else {
+			silent = append(silent, string(s.ID))
+		}
+	}
+	if voters > 0 && live < voters/2+1 {
+		return status.Errorf(codes.FailedPrecondition, "leave %s would leave %d voters of which %d answer the leader (%s do not): the cluster could not commit; bring them back, or leave them first",
+			id, voters, live, strings.Join(silent, ", "))
+	}
+	return nil
 }

@@ -119,3 +119,45 @@ func testJoin(t *testing.T, tlsArgs []string) {
 		t.Fatalf("members %v", got)
 	}
 }
+
+// TestLeaveKeepsQuorum: with one of three voters down (SIGKILL), a Leave
+// of a live voter (a follower, or the leader itself) would leave two
+// voters of which one answers: the cluster could no longer commit. It is
+// refused (FAILED_PRECONDITION) and the cluster stays writable; a Leave of
+// the dead voter is done, and the two live ones go on.
+func TestLeaveKeepsQuorum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three processes")
+	}
+	rs := startReplicas(t, 3)
+	addrs := []string{rs[0].grpc, rs[1].grpc, rs[2].grpc}
+	l := leader(t, rs, nil)
+	writable(t, addrs, 30*time.Second)
+	var live, dead *replica
+	for _, r := range rs {
+		if r != l && dead == nil {
+			dead = r
+		} else if r != l {
+			live = r
+		}
+	}
+	dead.d.kill(syscall.SIGKILL)
+	// Let the leader's view of the dead voter age.
+	time.Sleep(5 * time.Second)
+	c, err := client.Dial(addrs, withCreds(client.Options{Timeout: 30 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	for _, r := range []*replica{live, l} {
+		if _, err := c.Leave(ctx, r.id); status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("leave %s with %s down: %v, want FailedPrecondition", r.id, dead.id, err)
+		}
+		writable(t, addrs, 30*time.Second)
+	}
+	if _, err := c.Leave(ctx, dead.id); err != nil {
+		t.Fatalf("leave of the dead voter %s: %v", dead.id, err)
+	}
+	writable(t, addrs, 30*time.Second)
+}

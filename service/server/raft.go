@@ -516,6 +516,9 @@ func (b *Replicated) Leave(ctx context.Context, id string) error {
 	if b.r.State() != raft.Leader {
 		return b.notLeader()
 	}
+	if err := b.leaveKeepsQuorum(raft.ServerID(id)); err != nil {
+		return err
+	}
 	if err := b.r.RemoveServer(raft.ServerID(id), 0, b.opts.ApplyTimeout).Error(); err != nil {
 		return status.Error(codes.Unavailable, fmt.Sprintf("remove %s: %v", id, err))
 	}
