@@ -358,3 +358,32 @@ func TestSnapshotContinuity(t *testing.T) {
 		t.Fatalf("applied %d with %d jobs, want 62 and 61", applied, jobs)
 	}
 }
+
+// TestDataDirInUse: a second server, or a repair, on the data directory
+// of a running server is refused: both would write the one journal (each
+// at its own offset), overwriting each other's acknowledged records. The
+// running server goes on, and a restart after SIGKILL serves everything.
+func TestDataDirInUse(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	addr := freePort(t)
+	args := []string{"-mode", "standalone", "-data", dir, "-graph", "demo"}
+	d := startDaemon(t, addr, args...)
+	d.waitServing(time.Minute)
+	acknowledge(t, addr, 3)
+	code, out := runDaemon(t, args...)
+	if code == 0 || !strings.Contains(out, "in use by another gofluxiond") {
+		t.Fatalf("a second server on %s: exit %d\n%s", dir, code, out)
+	}
+	_, recs := records(t, filepath.Join(dir, "journal"))
+	code, out = runDaemon(t, "-data", dir, "-repair-journal-at", fmt.Sprint(recs[len(recs)-1].off))
+	if code == 0 || !strings.Contains(out, "in use by another gofluxiond") {
+		t.Fatalf("a repair of a running server's journal: exit %d\n%s", code, out)
+	}
+	acknowledge(t, addr, 3)
+	d.kill(syscall.SIGKILL)
+	d.start()
+	d.waitServing(time.Minute)
+	if applied, jobs := served(t, addr); applied != 7 || jobs != 6 {
+		t.Fatalf("after a restart: applied %d with %d jobs, want 7 and 6", applied, jobs)
+	}
+}

@@ -102,6 +102,7 @@ type Standalone struct {
 	broken  error // a failed write: no more operations are accepted
 	since   int
 	last    int64 // log time of the last batch (UnixNano), never decreasing
+	lock    *os.File
 }
 
 // JournalError is a journal that cannot be replayed as it is: a bad
@@ -138,6 +139,22 @@ func OpenStandalone(opts StandaloneOptions) (*Standalone, error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	lock, err := lockDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openStandalone(opts)
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+func openStandalone(opts StandaloneOptions) (*Standalone, error) {
 	s := &Standalone{opts: opts, reqs: make(chan *pending, 4096), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.st = state.New(nil, opts.Sessions)
 	path := filepath.Join(opts.Dir, journalFile)
@@ -556,6 +573,13 @@ func (s *Standalone) replay(path string, haveSnap bool) error {
 // description of what was cut.
 func RepairJournal(dir string, off int64) (string, error) {
 	path := filepath.Join(dir, journalFile)
+	lock, err := lockDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if lock != nil {
+		defer lock.Close()
+	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return "", err
@@ -815,7 +839,11 @@ func (s *Standalone) Close() error {
 			p.err = status.Error(codes.Unavailable, "shutting down")
 			close(p.done)
 		default:
-			return s.f.Close()
+			err := s.f.Close()
+			if s.lock != nil {
+				s.lock.Close()
+			}
+			return err
 		}
 	}
 }
