@@ -228,6 +228,29 @@ func (a *Authorizer) load() error {
 	return nil
 }
 
+// settleTime: a roles file changed more recently than this may still be
+// being written (a truncate, then the write): it is read on a later look.
+const settleTime = 100 * time.Millisecond
+
+func settled(name string, now time.Time) bool {
+	fi, err := os.Stat(name)
+	return err != nil || now.Sub(fi.ModTime()) >= settleTime
+}
+
+// reload is load for a file that changed while the server runs: a file
+// without any grant (emptied, or caught half-written) would lock every
+// client and replica out, so it is refused like one that does not parse.
+func (a *Authorizer) reload() error {
+	data, err := os.ReadFile(a.file)
+	if err == nil {
+		var rs *Roles
+		if rs, err = ParseRoles(a.file, data); err == nil && len(rs.certs)+len(rs.tokens) == 0 {
+			return fmt.Errorf("roles: %s grants no role to anyone (the previous roles stay)", a.file)
+		}
+	}
+	return a.load()
+}
+
 // current returns the roles, reloading the file when it changed (a file
 // that does not parse keeps the previous roles).
 func (a *Authorizer) current() *Roles {
@@ -235,8 +258,8 @@ func (a *Authorizer) current() *Roles {
 	defer a.mu.Unlock()
 	if now := time.Now(); now.After(a.next) {
 		a.next = now.Add(time.Second)
-		if fileStamp(a.file) != a.stamp {
-			a.err = a.load()
+		if fileStamp(a.file) != a.stamp && settled(a.file, now) {
+			a.err = a.reload()
 		}
 	}
 	return a.roles

@@ -141,3 +141,37 @@ func TestWatchLogsBadReload(t *testing.T) {
 		t.Fatalf("the new roles were not loaded: %v", r)
 	}
 }
+
+// TestRolesHalfWritten: a roles file rewritten in place (truncated, then
+// written) is not read while it may still be being written, and one that
+// grants no role (emptied, or caught between the truncate and the write)
+// keeps the previous roles: before, a reload could catch it empty and
+// lock out every client and replica (TestWatchLogsBadReload failed so
+// under load).
+func TestRolesHalfWritten(t *testing.T) {
+	roles := filepath.Join(t.TempDir(), "roles")
+	if err := os.WriteFile(roles, []byte("admin cert replica\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAuthorizer(roles, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Truncated: just written, not read yet.
+	os.WriteFile(roles, nil, 0o600)
+	a.mu.Lock()
+	a.next = time.Time{}
+	a.mu.Unlock()
+	if err := a.Check(); err != nil || a.current().certs["replica"] != RoleAdmin {
+		t.Fatalf("a roles file written a moment ago was read: %v, replica %v", err, a.current().certs["replica"])
+	}
+	// Settled, and empty: refused, the previous roles stay.
+	old := time.Now().Add(-time.Second)
+	os.Chtimes(roles, old, old)
+	a.mu.Lock()
+	a.next = time.Time{}
+	a.mu.Unlock()
+	if err := a.Check(); err == nil || !strings.Contains(err.Error(), "grants no role") || a.current().certs["replica"] != RoleAdmin {
+		t.Fatalf("an empty roles file: %v, replica %v", err, a.current().certs["replica"])
+	}
+}
