@@ -24,9 +24,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/dynamic"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -126,6 +128,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 		return nil, err
 	}
 	c := NewClusterWith(args, m, log)
+	c.taintCmp = gateOn(taintComparisonGate)
 	p := &Plugin{h: h, args: args, c: c, log: log, timeout: args.permitTimeout(), nrtRetry: time.Minute, timers: map[string]*time.Timer{}}
 	if o.nrtRetry > 0 {
 		p.nrtRetry = o.nrtRetry
@@ -194,6 +197,20 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 		}
 	}
 	return p, nil
+}
+
+// taintComparisonGate is the feature gate under which tolerations may
+// compare values (Gt, Lt), as the in-tree TaintToleration filter reads it.
+const taintComparisonGate = "TaintTolerationComparisonOperators"
+
+// gateOn reports whether a feature gate of the scheduler is on (false
+// when the process registered no such gate, as in unit tests).
+func gateOn(name string) bool {
+	f := featuregate.Feature(name)
+	if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[f]; !known {
+		return false
+	}
+	return utilfeature.DefaultFeatureGate.Enabled(f)
 }
 
 // forgetIfGone drops the reservation of a gang whose last pending pod was
