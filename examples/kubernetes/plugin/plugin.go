@@ -173,8 +173,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 			UpdateFunc: func(_, o any) { p.onPod(o) },
 			DeleteFunc: func(o any) {
 				if pod, ok := unwrap(o).(*v1.Pod); ok {
-					p.reject(c.DeletePod(pod.UID), "a member of the gang was deleted")
-					p.forgetIfGone(pod)
+					p.podDeleted(pod)
 				}
 			},
 		})
@@ -211,6 +210,13 @@ func gateOn(name string) bool {
 		return false
 	}
 	return utilfeature.DefaultFeatureGate.Enabled(f)
+}
+
+// podDeleted releases what a deleted pod held (its gang's, if it was in
+// flight) and the reservation of a gang it was the last pending pod of.
+func (p *Plugin) podDeleted(pod *v1.Pod) {
+	p.reject(p.c.DeletePod(pod.UID), "a member of the gang was deleted")
+	p.forgetIfGone(pod)
 }
 
 // forgetIfGone drops the reservation of a gang whose last pending pod was
@@ -569,12 +575,36 @@ func (p *Plugin) PostBind(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ st
 // EventsToRegister retries pods we rejected when nodes come or change,
 // when assigned pods go away (deleted or finished) and when a new pod of
 // the same gang appears.
+//
+// The scheduler's queue and the plugin's informer handlers receive the
+// same event in different goroutines, so a pod re-queued on the queue's
+// side could be tried before the handler updated the Cluster, fail on
+// the old state, and then wait for the periodic flush (five minutes) as
+// no later event comes. So the hints of node and pod events apply the
+// event to the Cluster themselves before they answer Queue: the pod is
+// re-queued only once the state reflects the change. (Both paths are
+// idempotent: whichever runs second changes nothing.)
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint | fwk.UpdateNodeCondition}},
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint | fwk.UpdateNodeCondition}, QueueingHintFn: p.nodeChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.podGone},
 		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.Add}, QueueingHintFn: p.sameGroup},
 	}, nil
+}
+
+// nodeChanged applies a node event to the Cluster, then re-queues.
+func (p *Plugin) nodeChanged(_ klog.Logger, _ *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	p.onNode(newObj)
+	return fwk.Queue, nil
+}
+
+// podGone applies the deletion (or end) of an assigned pod to the
+// Cluster, then re-queues.
+func (p *Plugin) podGone(_ klog.Logger, _ *v1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
+	if pod, ok := unwrap(oldObj).(*v1.Pod); ok {
+		p.podDeleted(pod)
+	}
+	return fwk.Queue, nil
 }
 
 func (p *Plugin) sameGroup(_ klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
