@@ -2,7 +2,8 @@
 // with gofluxion, the pure-Go Fluxion graph matcher: a gang of pods is one
 // jobspec, matched once against a resource graph of the cluster's nodes.
 //
-// Extension points: PreFilter (the gang's match; the pod is pinned to its
+// Extension points: PreEnqueue (hold the pods of an incomplete gang),
+// PreFilter (the gang's match; the pod is pinned to its
 // node with a PreFilterResult), Filter (the pin), PostFilter and Unreserve
 // (cancel the gang, reject waiting siblings), Permit (wait for the whole
 // gang), PreBind (write the pod's job id and R), PostBind, and
@@ -74,6 +75,7 @@ func WithMatcher(f func(*Args) (Matcher, error)) Option { return func(o *options
 func WithNRTRetry(d time.Duration) Option { return func(o *options) { o.nrtRetry = d } }
 
 var (
+	_ fwk.PreEnqueuePlugin  = &Plugin{}
 	_ fwk.PreFilterPlugin   = &Plugin{}
 	_ fwk.FilterPlugin      = &Plugin{}
 	_ fwk.PostFilterPlugin  = &Plugin{}
@@ -385,6 +387,31 @@ func groupIndexer(inf cache.SharedIndexInformer, label string, log klog.Logger) 
 		}
 	}
 	return inf.GetIndexer()
+}
+
+// PreEnqueue holds a pod of a gang (the plugin's group label) out of the
+// active queue while the gang has fewer live pods than its minimum (bound
+// ones included): it would only fail PreFilter again and again. A new pod
+// of the gang re-runs it (the UnscheduledPod/Add event, sameGroup).
+func (p *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	if pod.Labels[p.args.GroupLabel] == "" || p.pods == nil {
+		return nil
+	}
+	key, members, minMember := p.group(pod)
+	if minMember <= 1 {
+		return nil
+	}
+	live := 1 // the pod itself, even before the informer has it
+	for _, m := range members {
+		if m.UID != pod.UID && !terminal(m) && m.DeletionTimestamp == nil && m.Spec.SchedulerName == pod.Spec.SchedulerName {
+			live++
+		}
+	}
+	if live < minMember {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+			fmt.Sprintf("gofluxion: gang %s: %d of %d pods exist, waiting for %d more", key, live, minMember, minMember-live))
+	}
+	return nil
 }
 
 // PreFilter places the pod's gang, once, and pins the pod to its node.
