@@ -82,6 +82,7 @@ func (c *Cluster) setNodeLocked(n *v1.Node) {
 	ns := c.nodes[n.Name]
 	if ns != nil && (ns.alloc != alloc || !maps.Equal(ns.labels, labels)) {
 		c.log.V(2).Info("node changed, re-attaching", "node", n.Name)
+		c.clearRejectedLocked(n.Name)
 		ns.alloc = alloc
 		if !c.reattachLocked(ns, labels) {
 			c.setTaintsLocked(ns, nil)
@@ -109,6 +110,7 @@ func (c *Cluster) setNodeLocked(n *v1.Node) {
 		}
 		ns.up = up
 		c.dirty = true
+		c.clearRejectedLocked(n.Name)
 		c.log.V(2).Info("node status", "node", n.Name, "up", up, "why", why)
 	}
 	ns.why = why
@@ -352,6 +354,7 @@ func (c *Cluster) detachLocked(ns *nodeState) {
 	}
 	c.removeLocked(ns)
 	c.setTaintsLocked(ns, nil)
+	c.clearRejectedLocked(ns.name)
 	if len(park) > 0 {
 		if c.parked[ns.name] == nil {
 			c.parked[ns.name] = map[types.UID]*v1.Pod{}

@@ -4,6 +4,7 @@
 package plugin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,7 +38,10 @@ type PlaceError struct {
 	Where    string
 	// Moved: the reservation is new or changed since the last attempt.
 	Moved bool
-	Err   error
+	// RetryAt: the gang backs off (later filters rejected it several
+	// times in a row) until then.
+	RetryAt time.Time
+	Err     error
 }
 
 func (e *PlaceError) Error() string { return e.Reason }
@@ -83,6 +87,9 @@ func (c *Cluster) shapes(pods []*v1.Pod) []Shape {
 	return out
 }
 
+// errNotTried: no match tried yet.
+var errNotTried = errors.New("not tried")
+
 // Placement is where Place put a gang.
 type Placement struct {
 	GangID string
@@ -106,10 +113,21 @@ type Placement struct {
 // and is pinned to its node until it binds or the gang is canceled. hosts,
 // when not nil, are the only nodes the gang may use.
 func (c *Cluster) Place(key string, pods []*v1.Pod, hosts []string) (*Placement, error) {
+	return c.PlaceGang(key, pods, hosts, nil)
+}
+
+// PlaceGang is Place for a gang some of whose members are bound already,
+// on the nodes bound: the pods of a gang with a topology request go to
+// the domain (the vertex of the requested level) of those members. For
+// topology-required, only there: the gang waits there (with the reason
+// naming the domain) while it has no room, and never spreads. For
+// topology-preferred, there if the pods fit now, else as the preferred
+// rules place a new gang (that level elsewhere, then a level up, …).
+func (c *Cluster) PlaceGang(key string, pods []*v1.Pod, hosts, bound []string) (*Placement, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	pl, err := c.placeLocked(key, pods, hosts)
+	pl, err := c.placeLocked(key, pods, hosts, bound)
 	result := "placed"
 	var pe *PlaceError
 	switch {
@@ -137,12 +155,30 @@ func (c *Cluster) Place(key string, pods []*v1.Pod, hosts []string) (*Placement,
 	return pl, err
 }
 
-func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Placement, error) {
+func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts, bound []string) (*Placement, error) {
 	now := c.now().Unix()
 	c.expireLocked(now)
 	req, err := c.args.parseRequest(pods)
 	if err != nil {
 		return nil, &PlaceError{Reason: err.Error(), Unresolvable: true, Err: err}
+	}
+	hosts, note, bpe := c.excludedLocked(key, hosts, now)
+	if bpe != nil {
+		return nil, bpe
+	}
+	if len(bound) > 0 && !req.Pack {
+		// one pod per node: not where members are bound already
+		hosts = c.withoutLocked(hosts, bound)
+	}
+	var domain []string
+	var domainName string
+	if lvl := cmp.Or(req.Required, req.Preferred); lvl != "" && len(bound) > 0 {
+		if dom, name := c.siblingDomainLocked(lvl, bound); dom != nil {
+			domain, domainName = intersect(hosts, dom), name
+			if req.Required != "" {
+				hosts = domain
+			}
+		}
 	}
 	var dur int64
 	durs := make(map[types.UID]int64, len(pods))
@@ -167,13 +203,30 @@ func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Plac
 		c.recomputeLocked(now)
 	}
 	start := time.Now()
-	parts, jobs, scope, err := c.matchNowLocked(shapes, req, hosts, dur, now)
+	var parts [][]podPart
+	var jobs []uint64
+	var scope string
+	err = errNotTried
+	if domain != nil && req.Required == "" {
+		// preferred: the siblings' domain first
+		parts, jobs, scope, err = c.matchNowLocked(shapes, req, domain, dur, now)
+		if err != nil && !errors.As(err, new(*PlaceError)) {
+			return nil, err
+		}
+	}
+	if err != nil {
+		parts, jobs, scope, err = c.matchNowLocked(shapes, req, hosts, dur, now)
+	}
 	took := time.Since(start)
 	if err != nil {
 		var pe *PlaceError
 		if !errors.As(err, &pe) {
 			return nil, err
 		}
+		if domain != nil && req.Required != "" {
+			pe.Reason = "the gang's bound members are in " + domainName + ": " + pe.Reason
+		}
+		pe.Reason += note
 		if !pe.Unresolvable && len(shapes) == 1 {
 			r := &reservation{key: key, shape: shapes[0], req: req, hosts: hosts, dur: dur}
 			r.prio, r.since = gangRank(pods)

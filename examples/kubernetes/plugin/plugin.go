@@ -253,7 +253,13 @@ func (p *Plugin) reserved(key string, pods []*v1.Pod, pe *PlaceError) {
 		}
 		p.log.V(2).Info("gang reserved", "gang", key, "at", pe.At, "where", pe.Where)
 	}
-	wait := time.Until(pe.At)
+	p.activateAt(key, pods, pe.At)
+}
+
+// activateAt puts a gang's pods back in the active queue at t (a second
+// after), replacing the gang's earlier timer.
+func (p *Plugin) activateAt(key string, pods []*v1.Pod, t time.Time) {
+	wait := time.Until(t)
 	byName := make(map[string]*v1.Pod, len(pods))
 	for _, m := range pods {
 		byName[m.Namespace+"/"+m.Name] = m
@@ -425,7 +431,11 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 	}
 	key, members, minMember := p.group(pod)
 	var pending []*v1.Pod
+	var boundOn []string // the nodes of the gang's bound members
 	for _, m := range members {
+		if m.Spec.NodeName != "" && !terminal(m) && m.DeletionTimestamp == nil {
+			boundOn = append(boundOn, m.Spec.NodeName)
+		}
 		if m.UID == pod.UID || m.Spec.NodeName != "" || terminal(m) || m.DeletionTimestamp != nil ||
 			m.Spec.SchedulerName != pod.Spec.SchedulerName || len(m.Spec.SchedulingGates) > 0 {
 			continue
@@ -450,10 +460,10 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 			fmt.Sprintf("gofluxion: gang %s: %d of %d pods present, waiting for %d more", key, len(pending)+bound+inflight, minMember, need-len(pending)))
 	}
 	hosts := eligibleHosts(pending, nodes)
-	pl, err := p.c.Place(key, pending, hosts)
+	pl, err := p.c.PlaceGang(key, pending, hosts, boundOn)
 	if err != nil && len(pending) > need {
 		pending = pending[:need]
-		pl, err = p.c.Place(key, pending, hosts)
+		pl, err = p.c.PlaceGang(key, pending, hosts, boundOn)
 	}
 	if err != nil {
 		code := fwk.Error
@@ -471,6 +481,9 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 			}
 			if pe.Reserved {
 				p.reserved(key, pending, pe)
+			}
+			if !pe.RetryAt.IsZero() {
+				p.activateAt(key, pending, pe.RetryAt)
 			}
 			msg = fmt.Sprintf("gofluxion: gang %s (%d pods): %s", key, len(pending), pe.Reason)
 		}
@@ -545,8 +558,20 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, ni fwk
 
 // PostFilter cancels the allocation of a pod that could not go where its
 // gang's match put it, and with it the gang's (its waiting siblings are
-// rejected). It never makes a pod schedulable.
-func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+// rejected). The node a later filter rejected is left out of the gang's
+// next matches until it changes (Cluster.Rejected). It never makes a pod
+// schedulable.
+func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	if node, _, ok := p.c.Assignment(pod.UID); ok && statuses != nil {
+		if st := statuses.Get(node); st != nil && !st.IsSuccess() && st.Plugin() != "" && st.Plugin() != Name {
+			key, _, _ := p.group(pod)
+			p.c.Rejected(key, node, st.Plugin())
+			if rec := p.h.EventRecorder(); rec != nil {
+				rec.Eventf(pod, nil, v1.EventTypeWarning, "NodeRejected", "Scheduling", "gofluxion: gang %s: %s rejected node %s (%s); the gang tries other nodes",
+					key, st.Plugin(), node, st.Message())
+			}
+		}
+	}
 	p.reject(p.c.Cancel(pod.UID), "a member of the gang could not be placed")
 	return nil, fwk.NewStatus(fwk.Unschedulable)
 }

@@ -207,4 +207,5 @@ func (c *Cluster) ForgetGang(key string) {
 		c.dirty = true
 	}
 	delete(c.waiting, key)
+	delete(c.rejects, key)
 }
