@@ -212,7 +212,8 @@ func buildScheduler(t *testing.T) string {
 		t.Skip("the go command is not in PATH: cannot build the scheduler binary")
 	}
 	bin := filepath.Join(t.TempDir(), "kube-scheduler")
-	cmd := exec.Command(gobin, "build", "-o", bin, "./cmd/kube-scheduler")
+	// with E2ERejectNodes, the test Filter plugin (e2e_filter.go)
+	cmd := exec.Command(gobin, "build", "-tags", "e2efilter", "-o", bin, "./cmd/kube-scheduler")
 	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -241,6 +242,9 @@ profiles:
       postFilter:
         disabled:
           - name: DefaultPreemption
+      filter:
+        enabled:
+          - name: E2ERejectNodes
     pluginConfig:
       - name: GoFluxion
         args:
