@@ -94,6 +94,8 @@
 //     whole socket goes (but the whole L3 level stays when one socket has
 //     two), and the Group made for a v1 NUMA node wrapping one socket goes,
 //     its NUMA node, GPUs and disks moving to the socket.
+//     A level whose objects hold NUMA nodes is not replaced by PUs,
+//     which cannot hold memory (a v1 NUMA node per PU keeps its Group).
 //
 // # hwloc 1.x documents
 //

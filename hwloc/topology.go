@@ -265,7 +265,8 @@ func connectLevels(root *object) [][]*object {
 // of them has exactly one normal child, the object of the level below.
 // Which of the two levels goes depends on the kinds' filters and merge
 // priorities. The removed objects' other children (memory, I/O, Misc) go
-// to the object that replaces them.
+// to the object that replaces them; a level with memory children is not
+// replaced by PUs, which cannot hold them.
 func mergeLevels(levels [][]*object) {
 	for i := len(levels) - 1; i > 0; i-- {
 		parents, children := levels[i-1], levels[i]
@@ -294,6 +295,19 @@ func mergeLevels(levels [][]*object) {
 		}
 		if !same {
 			continue
+		}
+		if replaceParent && k2 == kPU {
+			// A PU holds no memory children: a level whose objects
+			// carry NUMA nodes stays above PUs (hwloc keeps it whole).
+			for _, p := range parents {
+				if len(p.memory) > 0 {
+					replaceParent = false
+					break
+				}
+			}
+			if !replaceParent {
+				continue
+			}
 		}
 		if replaceParent {
 			for j, p := range parents {
