@@ -7,9 +7,9 @@ import (
 	"github.com/gofluxion/gofluxion/graph"
 )
 
-// flatGraph is c0 → nnodes nodes → ncores cores then nmem memory pools of
+// flexGraph is c0 → nnodes nodes → ncores cores then nmem memory pools of
 // memSize units each (ids local to the node).
-func flatGraph(nnodes, ncores, nmem int, memSize int64) *graph.Graph {
+func flexGraph(nnodes, ncores, nmem int, memSize int64) *graph.Graph {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("c"))
 	var nodes []graph.VertexID
@@ -72,7 +72,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 		steps  []step
 	}{{
 		name: "memory request below the pool size",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 1, 4) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 1, 4) },
 		steps: []step{
 			{op: Allocate, js: "node[1]->(slot[1]->core[2], slot[1]->(core[1], memory[1]))", err: ErrBusy},
 			{op: Satisfiability, js: "node[1]->(slot[1]->core[2], slot[1]->(core[1], memory[1]))", err: ErrUnsatisfiable},
@@ -84,14 +84,14 @@ func TestFlexibleOrSlots(t *testing.T) {
 		},
 	}, {
 		name: "an alternative that never fits, listed last",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		steps: []step{
 			{op: Satisfiability, js: "slot[1]->core[1]; slot[1]->core[8]", err: ErrUnsatisfiable},
 			{op: Allocate, js: "slot[1]->core[1]; slot[1]->core[8]", err: ErrBusy},
 		},
 	}, {
 		name: "an alternative that never fits, listed first",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		steps: []step{
 			{op: Satisfiability, js: "slot[1]->core[8]; slot[1]->core[1]"},
 			{op: Allocate, js: "slot[1]->core[8]; slot[1]->core[1]",
@@ -99,7 +99,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 		},
 	}, {
 		name:  "never-fitting alternative on a type only the filters know",
-		g:     func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:     func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		prune: "ALL:core,ALL:gpu",
 		steps: []step{
 			{op: Satisfiability, js: "slot[1]->core[1]; slot[1]->(core[1], gpu[1])", err: ErrUnsatisfiable},
@@ -107,7 +107,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 		},
 	}, {
 		name: "a single slot without a maximum",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		steps: []step{
 			{op: Allocate, js: "slot[1+]->core[1]", err: ErrBusy},
 			{op: Satisfiability, js: "slot[1+]->core[1]", err: ErrUnsatisfiable},
@@ -175,7 +175,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 // when the request is busy now but satisfiable; by default it is ErrBusy.
 func TestFlexibleSatisfiableErrno(t *testing.T) {
 	for _, quirks := range []bool{false, true} {
-		g := flatGraph(1, 4, 0, 0)
+		g := flexGraph(1, 4, 0, 0)
 		m, err := New(g, Options{Policy: "low", Traverser: "flexible", FluxionQuirks: quirks})
 		if err != nil {
 			t.Fatal(err)
