@@ -2,6 +2,7 @@ package match
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -194,6 +195,38 @@ func TestFlexibleSatisfiableErrno(t *testing.T) {
 		}
 		if me.Errno != want {
 			t.Errorf("quirks=%v: errno %v, want %v", quirks, me.Errno, want)
+		}
+	}
+}
+
+// TestFlexibleOrSlotBound: the or-slot packing search recurses once per
+// slot packed and memoises every count vector it meets, so its work grows
+// with the units (a memory pool of millions of units). Past maxOrStates
+// packings the walk fails with a message instead of a fatal stack
+// overflow; a pool of a thousand units is searched.
+func TestFlexibleOrSlotBound(t *testing.T) {
+	const js = "node[1]->(slot[1]->memory[1], slot[1]->core[1])"
+	for _, c := range []struct {
+		mem  int64
+		fail bool
+	}{
+		{1000, false},
+		{5_000_000, true},
+	} {
+		g := flexGraph(1, 4, 1, c.mem)
+		m, err := New(g, Options{Policy: "low", Traverser: "flexible"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := do(m, Allocate, mkjs(t, g, js, 3600), 1)
+		// Either way the 1-unit memory slot cannot take a whole pool
+		// ("not enough slots"); only the big pool meets the bound.
+		var me *Error
+		if !errors.As(got.err, &me) {
+			t.Fatalf("memory %d: %v, want an *Error", c.mem, got)
+		}
+		if strings.Contains(me.Error(), "too many or-slot packings") != c.fail {
+			t.Errorf("memory %d: %v (bound expected: %v)", c.mem, me, c.fail)
 		}
 	}
 }
