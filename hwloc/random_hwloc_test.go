@@ -2,6 +2,7 @@ package hwloc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -50,13 +51,18 @@ func TestRandomAgainstHwloc(t *testing.T) {
 			orig = bytes.Replace(orig, []byte(`<info name="Backend" value="Synthetic"/>`),
 				[]byte(fmt.Sprintf(`<info name="HostName" value="host%d"/>`, rng.Intn(20))), 1)
 		}
+		if !v1 && rng.Intn(2) == 0 {
+			orig = addDevices(rng, orig)
+		}
 		f, _ := os.CreateTemp(t.TempDir(), "*.xml")
 		f.Write(orig)
 		f.Close()
 		out, err := exec.Command(lstopo, "-i", f.Name(), "--filter", "cache:structure", "--filter", "icache:none",
 			"--filter", "io:important", "--of", "xml", "-").Output()
 		if err != nil {
-			t.Errorf("%s: lstopo: %v", desc, err)
+			var ee *exec.ExitError
+			errors.As(err, &ee)
+			t.Errorf("%s: lstopo: %v %s", desc, err, ee.Stderr)
 			continue
 		}
 		allow := [...]string{"", "cluster,node,socket,L3cache,core", "cluster,node,group,L2cache,L1cache,pu",
@@ -95,6 +101,8 @@ func TestRandomAgainstHwloc(t *testing.T) {
 				want["core"]++
 			case "PU":
 				want["pu"]++
+			case "OSDev":
+				// counted below by kind
 			case "L1Cache", "L2Cache", "L3Cache":
 				want[strings.Replace(k, "Cache", "cache", 1)]++
 			}
@@ -154,4 +162,33 @@ func randomSynthetic(rng *rand.Rand) string {
 		maybeNUMA()
 	}
 	return strings.Join(parts, " ")
+}
+
+var deviceParent = regexp.MustCompile(`<object type="(Package|Group|L3Cache|L2Cache|Core)"[^>]*[^/]>`)
+
+// addDevices puts GPUs and disks (I/O children) below random normal
+// objects of a v2 document.
+func addDevices(rng *rand.Rand, doc []byte) []byte {
+	locs := deviceParent.FindAllIndex(doc, -1)
+	var b bytes.Buffer
+	last := 0
+	n := 0
+	for _, l := range locs {
+		if rng.Intn(3) != 0 {
+			continue
+		}
+		b.Write(doc[last:l[1]])
+		last = l[1]
+		switch rng.Intn(3) {
+		case 0:
+			fmt.Fprintf(&b, `<object type="OSDev" name="cuda%d" osdev_type="5"/>`, n)
+		case 1:
+			fmt.Fprintf(&b, `<object type="OSDev" name="sd%c" osdev_type="0"><info name="Size" value="%d"/></object>`, 'a'+n%26, 1000000*(1+rng.Intn(900)))
+		default:
+			fmt.Fprintf(&b, `<object type="OSDev" name="eth%d" osdev_type="2"/>`, n)
+		}
+		n++
+	}
+	b.Write(doc[last:])
+	return b.Bytes()
 }

@@ -319,6 +319,10 @@ func mergeLevels(levels [][]*object) {
 					}
 				}
 				c.parent = g
+				// hwloc keeps I/O children in parent-then-child order,
+				// whichever of the two goes.
+				c.io = append(p.io, c.io...)
+				p.io = nil
 				adopt(c, p)
 			}
 			levels = append(levels[:i-1], levels[i:]...)
