@@ -158,6 +158,7 @@ func (m *Matcher) domOrSlot(u graph.VertexID, slots []*req, nslots uint32, prist
 	}
 	cfg := o.best(q)
 	if o.over {
+		m.orOver = true
 		m.msg.WriteString("dom_slot: too many or-slot packings (more than " + strconv.Itoa(maxOrStates) + ").\n")
 		return -1
 	}

@@ -218,15 +218,19 @@ func TestFlexibleOrSlotBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := do(m, Allocate, mkjs(t, g, js, 3600), 1)
-		// Either way the 1-unit memory slot cannot take a whole pool
-		// ("not enough slots"); only the big pool meets the bound.
-		var me *Error
-		if !errors.As(got.err, &me) {
-			t.Fatalf("memory %d: %v, want an *Error", c.mem, got)
-		}
-		if strings.Contains(me.Error(), "too many or-slot packings") != c.fail {
-			t.Errorf("memory %d: %v (bound expected: %v)", c.mem, me, c.fail)
+		for _, op := range []Op{Allocate, Satisfiability} {
+			got := do(m, op, mkjs(t, g, js, 3600), 1)
+			// Either way the 1-unit memory slot cannot take a whole
+			// pool ("not enough slots"); only the big pool meets the
+			// bound.
+			var me *Error
+			if !errors.As(got.err, &me) {
+				t.Fatalf("memory %d %v: %v, want an *Error", c.mem, op, got)
+			}
+			if strings.Contains(me.Error(), "too many or-slot packings") != c.fail ||
+				errors.Is(me, ErrInvalid) != c.fail {
+				t.Errorf("memory %d %v: %v (errno %v; bound expected: %v)", c.mem, op, me, me.Errno, c.fail)
+			}
 		}
 	}
 }
