@@ -20,7 +20,8 @@ import (
 // (HWLOC_RANDOM=N runs N machines): random synthetic machines made by
 // hwloc's lstopo (sockets, NUMA nodes, caches, groups, hyperthreads, a
 // host name or none, some exported as hwloc 1.x XML) are read directly
-// and after hwloc shaped them with Fluxion's filters; both reads must
+// and after hwloc shaped them with Fluxion's filters (about half of them
+// with GPUs, disks and network devices on random objects); both reads must
 // give the same graph, and the graph must have as many objects of every
 // kind as hwloc kept.
 func TestRandomAgainstHwloc(t *testing.T) {
@@ -51,8 +52,8 @@ func TestRandomAgainstHwloc(t *testing.T) {
 			orig = bytes.Replace(orig, []byte(`<info name="Backend" value="Synthetic"/>`),
 				[]byte(fmt.Sprintf(`<info name="HostName" value="host%d"/>`, rng.Intn(20))), 1)
 		}
-		if !v1 && rng.Intn(2) == 0 {
-			orig = addDevices(rng, orig)
+		if rng.Intn(2) == 0 {
+			orig = addDevices(rng, orig, v1)
 		}
 		f, _ := os.CreateTemp(t.TempDir(), "*.xml")
 		f.Write(orig)
@@ -166,10 +167,16 @@ func randomSynthetic(rng *rand.Rand) string {
 
 var deviceParent = regexp.MustCompile(`<object type="(Package|Group|L3Cache|L2Cache|Core)"[^>]*[^/]>`)
 
+var deviceParentV1 = regexp.MustCompile(`<object type="(Socket|Group|Cache|Core)"[^>]*[^/]>`)
+
 // addDevices puts GPUs and disks (I/O children) below random normal
 // objects of a v2 document.
-func addDevices(rng *rand.Rand, doc []byte) []byte {
-	locs := deviceParent.FindAllIndex(doc, -1)
+func addDevices(rng *rand.Rand, doc []byte, v1 bool) []byte {
+	re := deviceParent
+	if v1 {
+		re = deviceParentV1
+	}
+	locs := re.FindAllIndex(doc, -1)
 	var b bytes.Buffer
 	last := 0
 	n := 0
