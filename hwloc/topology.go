@@ -265,7 +265,8 @@ func connectLevels(root *object) [][]*object {
 // of them has exactly one normal child, the object of the level below.
 // Which of the two levels goes depends on the kinds' filters and merge
 // priorities. The removed objects' other children (memory, I/O, Misc) go
-// to the object that replaces them.
+// to the object that replaces them; a level with memory children is not
+// replaced by PUs, which cannot hold them.
 func mergeLevels(levels [][]*object) {
 	for i := len(levels) - 1; i > 0; i-- {
 		parents, children := levels[i-1], levels[i]
@@ -295,6 +296,19 @@ func mergeLevels(levels [][]*object) {
 		if !same {
 			continue
 		}
+		if replaceParent && k2 == kPU {
+			// A PU holds no memory children: a level whose objects
+			// carry NUMA nodes stays above PUs (hwloc keeps it whole).
+			for _, p := range parents {
+				if len(p.memory) > 0 {
+					replaceParent = false
+					break
+				}
+			}
+			if !replaceParent {
+				continue
+			}
+		}
 		if replaceParent {
 			for j, p := range parents {
 				c := children[j]
@@ -305,6 +319,10 @@ func mergeLevels(levels [][]*object) {
 					}
 				}
 				c.parent = g
+				// hwloc keeps I/O children in parent-then-child order,
+				// whichever of the two goes.
+				c.io = append(p.io, c.io...)
+				p.io = nil
 				adopt(c, p)
 			}
 			levels = append(levels[:i-1], levels[i:]...)

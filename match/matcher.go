@@ -312,6 +312,10 @@ type scratch struct {
 	memo       memoState
 	// emptyUpdate: the last update walk of a match found nothing to book.
 	emptyUpdate bool
+	// orOver: an or-slot walk of this operation met maxOrStates; a
+	// failed operation then reports EOVERFLOW (too large to search)
+	// rather than a busy or unsatisfiable request.
+	orOver bool
 	// ended lists the jobs the last removal ended (Ended).
 	ended []uint64
 }
