@@ -258,9 +258,39 @@ func (d *shapeDiag) top(rs []*req, js []*jobspec.Resource) {
 		case r.typ == graph.TypeSlot:
 			d.slotAnywhere(i, r, js[k])
 		default:
-			d.below(r, js[k], d.m.isExclType(r.typ) || r.exclusive())
+			d.below(r, js[k], d.m.isExclType(r.typ) || r.exclusive() || d.underExclType(r.typ))
 		}
 	}
+}
+
+// underExclType reports whether a type of the policy's exclusive types
+// (node under the node-exclusive policies) sits above t: a top-level
+// request below it is then booked inside a whole vertex of that type, so
+// its slots are booked wherever they apply. Any path counts, so the
+// diagnosis stays silent rather than blame a shape that may work.
+func (d *shapeDiag) underExclType(t graph.TypeID) bool {
+	s := d.s
+	if !s.has(t) {
+		return false
+	}
+	seen := make([]bool, len(s.exist))
+	q := []graph.TypeID{t}
+	seen[t] = true
+	for len(q) > 0 {
+		u := q[0]
+		q = q[1:]
+		for _, p := range s.parents[u] {
+			if seen[p] {
+				continue
+			}
+			if d.m.isExclType(p) {
+				return true
+			}
+			seen[p] = true
+			q = append(q, p)
+		}
+	}
+	return false
 }
 
 // slotAnywhere checks a top-level slot: it applies at the first vertex on

@@ -1,0 +1,188 @@
+package match
+
+import (
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/policy"
+)
+
+// hostileGraph mixes node shapes in one graph: socketed, flat, numa under
+// socket, gpus under node or socket, memory under node or socket.
+func hostileGraph(rng *rand.Rand) *graph.Graph {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("h"))
+	parents := []graph.VertexID{c}
+	if rng.Intn(2) == 0 {
+		parents = []graph.VertexID{b.MustAdd(c, "rack", 0), b.MustAdd(c, "rack", 1)}
+	}
+	kinds := []int{rng.Intn(4), rng.Intn(4)}
+	for n := 0; n < 6; n++ {
+		node := b.MustAdd(parents[n%len(parents)], "node", int64(n))
+		kind := kinds[n%2]
+		var leaves []graph.VertexID
+		switch kind {
+		case 0: // flat
+			leaves = []graph.VertexID{node}
+		case 1, 2: // sockets
+			for s := 0; s < 2; s++ {
+				leaves = append(leaves, b.MustAdd(node, "socket", int64(s)))
+			}
+		case 3: // socket -> numanode
+			for s := 0; s < 2; s++ {
+				so := b.MustAdd(node, "socket", int64(s))
+				leaves = append(leaves, b.MustAdd(so, "numanode", int64(s)))
+			}
+		}
+		for j, l := range leaves {
+			for i := 0; i < 4; i++ {
+				b.MustAdd(l, "core", int64(j*4+i))
+			}
+			if kind != 2 {
+				b.MustAdd(l, "gpu", int64(j))
+				b.MustAdd(l, "memory", int64(j), graph.WithSize(16), graph.WithUnit("GB"))
+			}
+		}
+		if kind == 2 {
+			b.MustAdd(node, "gpu", 0)
+			b.MustAdd(node, "memory", 0, graph.WithSize(32), graph.WithUnit("GB"))
+		}
+	}
+	return b.Graph()
+}
+
+func ones(l []*jobspec.Resource) []*jobspec.Resource {
+	var out []*jobspec.Resource
+	for _, r := range l {
+		c := *r
+		c.Count = jobspec.Fixed(1)
+		c.With = ones(r.With)
+		out = append(out, &c)
+	}
+	return out
+}
+
+// Hostile: Feasible (the root's Satisfiable) agrees with an allocation on
+// the free graph, and a shape blame never depends on counts (the request
+// with every count 1 is still infeasible).
+func TestHostileShapeDiagnosis(t *testing.T) {
+	types := []string{"cluster", "rack", "node", "socket", "numanode", "core", "gpu", "memory", "slot", "slot", "slot"}
+	rng := rand.New(rand.NewSource(2121))
+	var gen func(depth int) *jobspec.Resource
+	gen = func(depth int) *jobspec.Resource {
+		typ := types[rng.Intn(len(types))]
+		var with []*jobspec.Resource
+		if depth < 4 && (typ == "slot" || rng.Intn(3) > 0) {
+			for i := 0; i < 1+rng.Intn(2); i++ {
+				with = append(with, gen(depth+1))
+			}
+		}
+		var r *jobspec.Resource
+		if typ == "slot" {
+			r = jobspec.Slot("s", uint32(1+rng.Intn(2)), with...)
+		} else {
+			r = jobspec.Res(typ, uint32(1+rng.Intn(2)), with...)
+		}
+		if rng.Intn(6) == 0 {
+			r.Exclusively()
+		}
+		return r
+	}
+	pols := append([]string{"flexible"}, policy.Names()...)
+	checked, blamed := 0, 0
+	for gi := 0; gi < 6; gi++ {
+		grng := rand.New(rand.NewSource(int64(gi)))
+		for _, pol := range pols {
+			opts := Options{Policy: pol}
+			if pol == "flexible" {
+				opts = Options{Policy: "low", Traverser: "flexible"}
+			}
+			m, err := New(hostileGraph(rand.New(rand.NewSource(grng.Int63()))), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 600; i++ {
+				js := jobspec.New(time.Hour, gen(0))
+				if jobspec.Validate(js) != nil || dupSiblings(js.Resources) {
+					continue
+				}
+				checked++
+				ferr := m.Feasible(js)
+				probs := m.ShapeProblems(js)
+				_, aerr := m.Match(Allocate, js, uint64(i+1), 0, emit.Discard)
+				if aerr == nil {
+					if err := m.Cancel(uint64(i + 1)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if (ferr == nil) != (aerr == nil) {
+					t.Errorf("g%d %s: %s: feasible %v, allocate on the free graph %v", gi, pol, tree(js.Resources), ferr, aerr)
+				}
+				if len(probs) == 0 {
+					continue
+				}
+				blamed++
+				one := jobspec.New(time.Hour, ones(js.Resources)...)
+				if m.Feasible(one) == nil {
+					t.Errorf("g%d %s: %s blamed on shape (%v) but %s is feasible", gi, pol, tree(js.Resources), probs[0].Msg, tree(one.Resources))
+				}
+			}
+		}
+	}
+	t.Logf("%d checked, %d blamed", checked, blamed)
+}
+
+func dupSiblings(l []*jobspec.Resource) bool {
+	seen := map[string]bool{}
+	for _, r := range l {
+		if seen[r.Type] || dupSiblings(r.With) {
+			return true
+		}
+		seen[r.Type] = true
+	}
+	return false
+}
+
+// Under a node-exclusive policy a top-level request below the node (a
+// socket) is booked inside a whole node, so a slot a level above its
+// contents is booked: no shape blame there, while the same request under
+// "low" is never booked and blamed.
+func TestShapeTopLevelUnderExclusiveNode(t *testing.T) {
+	b := graph.NewBuilder()
+	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("n"))
+	for n := 0; n < 2; n++ {
+		node := b.MustAdd(c, "node", int64(n))
+		for s := 0; s < 2; s++ {
+			numa := b.MustAdd(b.MustAdd(node, "socket", int64(s)), "numanode", int64(s))
+			b.MustAdd(numa, "core", int64(s))
+			b.MustAdd(numa, "gpu", int64(s))
+		}
+	}
+	g := b.Graph()
+	for _, c := range []struct {
+		pol   string
+		count uint32
+		blame bool
+		feas  bool
+	}{
+		{"lonodex", 1, false, true},
+		{"lonodex", 2, false, false}, // too many gpus per socket: capacity, not shape
+		{"hinodex", 2, false, false},
+		{"low", 1, true, false},
+		{"low", 2, true, false},
+	} {
+		m := newMatcher(t, g, c.pol)
+		js := jobspec.New(time.Hour, jobspec.Res("socket", 1, jobspec.Slot("s", 1, jobspec.Res("gpu", c.count))))
+		probs := m.ShapeProblems(js)
+		if (len(probs) > 0) != c.blame {
+			t.Errorf("%s gpu[%d]: shape problems %v, want blame %v", c.pol, c.count, probs, c.blame)
+		}
+		if err := m.Feasible(js); (err == nil) != c.feas {
+			t.Errorf("%s gpu[%d]: feasible %v, want %v", c.pol, c.count, err, c.feas)
+		}
+	}
+}
