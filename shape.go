@@ -90,13 +90,18 @@ func (x *Matcher) nodeShape(r NodeRequest) (*jobspec.Resource, error) {
 		if err != nil {
 			return nil, err
 		}
-		want["memory"] = (r.MemoryBytes + unit - 1) / unit
+		want["memory"] = r.MemoryBytes / unit
+		if r.MemoryBytes%unit != 0 {
+			want["memory"]++ // rounded up, without overflowing near 2^64
+		}
 		if want["memory"] > math.MaxUint32 {
 			return nil, invalidf(op, "memory %d bytes is more than %d units of the graph's memory", r.MemoryBytes, math.MaxUint32)
 		}
 	}
-	// The first node that holds the amounts is the model of the shape.
-	var model graph.VertexID = graph.NoVertex
+	// The nodes that hold the amounts; the first is the model of the
+	// shape, and the split fits all of them where it can (a graph may mix
+	// nodes of 2 sockets × 8 cores and 4 × 4: 8 cores are socket[2]→core[4]).
+	var fit []graph.VertexID
 	best := map[string]uint64{}
 	for _, n := range nodes {
 		have := subtreeSizes(g, dom, n)
@@ -108,11 +113,10 @@ func (x *Matcher) nodeShape(r NodeRequest) (*jobspec.Resource, error) {
 			}
 		}
 		if fits {
-			model = n
-			break
+			fit = append(fit, n)
 		}
 	}
-	if model == graph.NoVertex {
+	if len(fit) == 0 {
 		for _, t := range []string{"core", "gpu", "memory"} {
 			if a, ok := want[t]; ok && best[t] < a {
 				what := map[string]string{"core": "cores", "gpu": "gpus", "memory": "units of memory"}[t]
@@ -123,7 +127,7 @@ func (x *Matcher) nodeShape(r NodeRequest) (*jobspec.Resource, error) {
 	var with []*jobspec.Resource
 	for _, t := range []string{"core", "gpu", "memory"} {
 		if a, ok := want[t]; ok {
-			with = mergeLevel(with, split(g, dom, model, t, a))
+			with = mergeLevel(with, split(g, dom, fit, t, a))
 		}
 	}
 	var node *jobspec.Resource
@@ -144,7 +148,14 @@ func memoryUnit(g *graph.Graph) (uint64, error) {
 	if !ok || len(g.ByType(graph.TypeID(t))) == 0 {
 		return 0, newError("jobspec for", ErrUnsatisfiable, nil, "the graph has no memory vertices")
 	}
-	u := g.V(g.ByType(graph.TypeID(t))[0]).Unit()
+	mem := g.ByType(graph.TypeID(t))
+	u := g.V(mem[0]).Unit()
+	for _, v := range mem[1:] {
+		if w := g.V(v).Unit(); w != u {
+			return 0, invalidf("jobspec for", "the graph's memory vertices mix units (%s has %q, %s has %q): memory is counted in vertex sizes, so one unit is needed",
+				g.V(mem[0]).Name, u, g.V(v).Name, w)
+		}
+	}
 	b, ok := memoryUnits[u]
 	if !ok {
 		return 0, invalidf("jobspec for", "the graph's memory vertices have unit %q, which is not one of B, KB, MB, GB, TB (or KiB…TiB)", u)
@@ -173,47 +184,56 @@ func subtreeSizes(g *graph.Graph, dom graph.SubsystemID, v graph.VertexID) map[s
 	return out
 }
 
-// split writes amount a of type t below vertex v: directly when t sits
-// under v, else through the child type that leads to t, over as few of
-// those children as can hold their even share.
-func split(g *graph.Graph, dom graph.SubsystemID, v graph.VertexID, t string, a uint64) *jobspec.Resource {
-	// The children of v that hold t, by type, in creation order.
-	var holders []graph.VertexID
-	for _, h := range g.Out(v) {
+// split writes amount a of type t below the vertices vs (of one type;
+// vs[0] is the model): directly when t sits under vs[0], else through the
+// child type that leads to t there, over as few of those children as can
+// hold their even share in every vertex of vs that has such children.
+func split(g *graph.Graph, dom graph.SubsystemID, vs []graph.VertexID, t string, a uint64) *jobspec.Resource {
+	// The children of the model that hold t, by type, in creation order.
+	ct := ""
+	for _, h := range g.Out(vs[0]) {
 		if h.Subsystem != dom {
 			continue
 		}
 		if g.TypeName(h.Other) == t {
 			return jobspec.Res(t, uint32(a))
 		}
-		if subtreeSizes(g, dom, h.Other)[t] > 0 {
-			holders = append(holders, h.Other)
+		if ct == "" && subtreeSizes(g, dom, h.Other)[t] > 0 {
+			ct = g.TypeName(h.Other)
 		}
 	}
-	if len(holders) == 0 {
+	if ct == "" {
 		return jobspec.Res(t, uint32(a))
 	}
-	ct := g.TypeName(holders[0])
+	// The children of type ct holding t in every vertex of vs: the fewest
+	// per parent bounds the count, the smallest bounds the share.
 	var same []graph.VertexID
-	for _, c := range holders {
-		if g.TypeName(c) == ct {
-			same = append(same, c)
+	perParent, least := uint64(math.MaxUint64), uint64(math.MaxUint64)
+	for _, v := range vs {
+		n := uint64(0)
+		for _, h := range g.Out(v) {
+			if h.Subsystem != dom || g.TypeName(h.Other) != ct {
+				continue
+			}
+			if have := subtreeSizes(g, dom, h.Other)[t]; have > 0 {
+				same = append(same, h.Other)
+				least = min(least, have)
+				n++
+			}
+		}
+		if n > 0 {
+			perParent = min(perParent, n)
 		}
 	}
-	// Fewest children whose even share fits the smallest of them.
-	least := subtreeSizes(g, dom, same[0])[t]
-	for _, c := range same[1:] {
-		least = min(least, subtreeSizes(g, dom, c)[t])
-	}
-	k := uint64(len(same))
-	for i := uint64(1); i <= uint64(len(same)); i++ {
+	k := perParent
+	for i := uint64(1); i <= perParent; i++ {
 		if (a+i-1)/i <= least {
 			k = i
 			break
 		}
 	}
 	share := (a + k - 1) / k
-	return jobspec.Res(ct, uint32(k), split(g, dom, same[0], t, share))
+	return jobspec.Res(ct, uint32(k), split(g, dom, same, t, share))
 }
 
 // mergeLevel adds r to a level, merging it into a sibling of the same type
