@@ -1,6 +1,7 @@
 package hwloc
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -33,6 +34,32 @@ func TestHostileWorkIsLinear(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(400*len(c.doc)); got > limit {
 			t.Errorf("%s: %d bytes allocated for a %d-byte document (limit %d)", c.name, got, len(c.doc), limit)
+		}
+	}
+}
+
+// BenchmarkReadHostile reads documents whose cost grew faster than their
+// size: ns/op must grow about linearly with n (a machine of n one-core
+// Groups, which hwloc merges away, rewrote the machine's child list once
+// per Group: quadratic), and the objects beside nested Groups (time
+// objects x levels, memory linear).
+func BenchmarkReadHostile(b *testing.B) {
+	for _, n := range []int{5000, 20000} {
+		docs := map[string]string{
+			"one-core groups": `<topology><object type="Machine">` + strings.Repeat(`<object type="Group"><object type="Core"/></object>`, n) + `</object></topology>`,
+			"beside nested groups": `<topology><object type="Machine">` + strings.Repeat(`<object type="PU"/>`, n) +
+				strings.Repeat(`<object type="Group"><object type="Core"/>`, 100) + strings.Repeat(`</object>`, 100) + `</object></topology>`,
+		}
+		for _, name := range []string{"one-core groups", "beside nested groups"} {
+			doc := []byte(docs[name])
+			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Read(doc, ""); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -301,12 +301,23 @@ func mergeLevels(levels [][]*object) {
 			continue
 		}
 		if replaceParent {
+			// Each grandparent's list is rewritten once, not once per
+			// parent (a machine with 20,000 one-core Groups scanned its
+			// list 20,000 times).
+			repl := make(map[*object]*object, len(parents))
+			for j, p := range parents {
+				repl[p] = children[j]
+			}
+			done := make(map[*object]bool)
 			for j, p := range parents {
 				c := children[j]
 				g := p.parent
-				for x, s := range g.normal {
-					if s == p {
-						g.normal[x] = c
+				if !done[g] {
+					done[g] = true
+					for x, s := range g.normal {
+						if r, ok := repl[s]; ok {
+							g.normal[x] = r
+						}
 					}
 				}
 				c.parent = g
