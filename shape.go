@@ -35,7 +35,12 @@ var memoryUnits = map[string]uint64{
 // node→slot→core on one whose cores sit under nodes. JobspecFor reads
 // where cores, gpus and memory sit below a node and writes the levels in
 // between, splitting each amount evenly over as few of them as can hold
-// it (socket[2]→core[3] for 6 cores when one socket holds fewer than 6).
+// it (socket[2]→core[3] for 6 cores when one socket holds fewer than 6)
+// in every node that holds the amounts: on a graph of nodes with 2
+// sockets × 8 cores and nodes with 4 × 4, 8 cores are socket[2]→core[4].
+// When no one request fits nodes of every shape (16 cores on both kinds
+// above), the request fits only some of them, and asking for more nodes
+// than those is ErrUnsatisfiable.
 // An amount that does not split evenly is rounded up (7 cores over two
 // sockets are 4 in each), and memory is counted in the graph's memory
 // vertices' unit, rounded up, and taken in whole vertices (spec: slot
