@@ -2,11 +2,15 @@ package match
 
 import (
 	"math/rand"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/grug"
+	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/policy"
 )
@@ -185,4 +189,104 @@ func TestShapeTopLevelUnderExclusiveNode(t *testing.T) {
 			t.Errorf("%s gpu[%d]: feasible %v, want %v", c.pol, c.count, err, c.feas)
 		}
 	}
+}
+
+// The same agreement on Fluxion's own graphs (GRUG and JGF, one with a
+// power subsystem), when ../shared is checked out.
+func TestHostileShapeDiagnosisCorpus(t *testing.T) {
+	dir := "../../shared/conformance/data/resource"
+	files, _ := filepath.Glob(dir + "/grugs/*.graphml")
+	jgfs, _ := filepath.Glob(dir + "/jgfs/*.json")
+	if len(files)+len(jgfs) == 0 {
+		t.Skip("no ../shared corpus")
+	}
+	if testing.Short() {
+		t.Skip("long: every corpus graph under four policies")
+	}
+	type gcase struct {
+		name string
+		g    func() (*graph.Graph, error)
+		subs string
+	}
+	var gs []gcase
+	for _, f := range files {
+		gs = append(gs, gcase{filepath.Base(f), func() (*graph.Graph, error) { return grug.ReadFile(f) }, ""})
+	}
+	for _, f := range jgfs {
+		gs = append(gs, gcase{filepath.Base(f), func() (*graph.Graph, error) { return jgf.ReadFile(f) }, ""})
+	}
+	for _, f := range files {
+		if strings.Contains(f, "power") {
+			gs = append(gs, gcase{"power C+PA", func() (*graph.Graph, error) { return grug.ReadFile(f) }, "C+PA"})
+		}
+	}
+	types := []string{"cluster", "rack", "node", "socket", "core", "gpu", "memory", "pdu", "storage", "slot", "slot", "slot"}
+	rng := rand.New(rand.NewSource(21210))
+	var gen func(depth int) *jobspec.Resource
+	gen = func(depth int) *jobspec.Resource {
+		typ := types[rng.Intn(len(types))]
+		var with []*jobspec.Resource
+		if depth < 4 && (typ == "slot" || rng.Intn(3) > 0) {
+			for i := 0; i < 1+rng.Intn(2); i++ {
+				with = append(with, gen(depth+1))
+			}
+		}
+		var r *jobspec.Resource
+		if typ == "slot" {
+			r = jobspec.Slot("s", 1, with...)
+		} else {
+			r = jobspec.Res(typ, 1, with...)
+		}
+		if rng.Intn(6) == 0 {
+			r.Exclusively()
+		}
+		return r
+	}
+	checked, blamed := 0, 0
+	for _, gc := range gs {
+		for _, pol := range []string{"first", "low", "lonodex", "flexible"} {
+			g, err := gc.g()
+			if err != nil {
+				t.Logf("%s: %v", gc.name, err)
+				break
+			}
+			if g.NumVertices() > 1000 {
+				break // the big ones cost minutes and add no shape
+			}
+			opts := Options{Policy: pol, Subsystems: gc.subs}
+			if pol == "flexible" {
+				opts = Options{Policy: "low", Traverser: "flexible", Subsystems: gc.subs}
+			}
+			m, err := New(g, opts)
+			if err != nil {
+				t.Logf("%s %s: %v", gc.name, pol, err)
+				continue
+			}
+			for i := 0; i < 200; i++ {
+				js := jobspec.New(time.Hour, gen(0))
+				if jobspec.Validate(js) != nil || dupSiblings(js.Resources) {
+					continue
+				}
+				checked++
+				ferr := m.Feasible(js)
+				probs := m.ShapeProblems(js)
+				_, aerr := m.Match(Allocate, js, uint64(i+1), 0, emit.Discard)
+				if aerr == nil {
+					if err := m.Cancel(uint64(i + 1)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if (ferr == nil) != (aerr == nil) {
+					t.Errorf("%s %s: %s: feasible %v, allocate on the free graph %v", gc.name, pol, tree(js.Resources), ferr, aerr)
+				}
+				if len(probs) > 0 {
+					blamed++
+					if ferr == nil {
+						t.Errorf("%s %s: %s is feasible but blamed: %v", gc.name, pol, tree(js.Resources), probs[0].Msg)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d checked, %d blamed", checked, blamed)
 }
