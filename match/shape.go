@@ -449,13 +449,22 @@ func (d *shapeDiag) notDirect(i int, at graph.TypeID, c *req) {
 // mixedSlots reports a list with a slot beside other requests: the test
 // step then matches only part of the list (the last slot, or the others),
 // which the diagnosis does not model, so it says nothing about it.
+// A list that repeats a type is not modelled either: the traversers
+// count such siblings together (the flexible one matched
+// {socket[1], socket[1]→socket[1]} in a slot, which a socket→socket
+// shape rule would blame).
 func mixedSlots(rs []*req) bool {
 	if len(rs) < 2 {
 		return false
 	}
-	for _, r := range rs {
+	for i, r := range rs {
 		if r.typ == graph.TypeSlot || r.typ == graph.TypeXorSlot {
 			return true
+		}
+		for _, o := range rs[:i] {
+			if o.typ == r.typ {
+				return true
+			}
 		}
 	}
 	return false
