@@ -46,6 +46,10 @@ var memoryUnits = map[string]uint64{
 // vertices' unit, rounded up, and taken in whole vertices (spec: slot
 // contents are whole vertices).
 //
+// JobspecFor reads the subtree of every node (a few milliseconds on
+// 4,096 nodes of 64 cores): write a request once per kind of job and
+// reuse it rather than per match.
+//
 // The result is checked with Satisfiable: an error matching
 // ErrUnsatisfiable says the graph can never hold it, ErrInvalid that r is
 // malformed or the graph has no nodes.
@@ -112,8 +116,8 @@ func (x *Matcher) nodeShape(r NodeRequest) (*jobspec.Resource, error) {
 		have := subtreeSizes(g, dom, n)
 		fits := true
 		for t, a := range want {
-			best[t] = max(best[t], have[t])
-			if have[t] < a {
+			best[t] = max(best[t], have[amountIndex(t)])
+			if have[amountIndex(t)] < a {
 				fits = false
 			}
 		}
@@ -168,25 +172,50 @@ func memoryUnit(g *graph.Graph) (uint64, error) {
 	return b, nil
 }
 
-// subtreeSizes sums the sizes of each type below v (dominant subsystem).
-func subtreeSizes(g *graph.Graph, dom graph.SubsystemID, v graph.VertexID) map[string]uint64 {
-	out := map[string]uint64{}
-	var walk func(u graph.VertexID, depth int)
-	walk = func(u graph.VertexID, depth int) {
-		if depth > graph.DefaultMaxDepth {
-			return
-		}
-		for _, h := range g.Out(u) {
-			if h.Subsystem != dom {
-				continue
-			}
-			c := h.Other
-			out[g.TypeName(c)] += uint64(max(g.V(c).Size, 0))
-			walk(c, depth+1)
+// amounts holds sizes of the types JobspecFor asks for, by amountIndex.
+type amounts [3]uint64
+
+func amountIndex(t string) int {
+	switch t {
+	case "core":
+		return 0
+	case "gpu":
+		return 1
+	}
+	return 2 // memory
+}
+
+// subtreeSizes sums the sizes of cores, gpus and memory below v (dominant
+// subsystem), without allocating: JobspecFor reads every node.
+func subtreeSizes(g *graph.Graph, dom graph.SubsystemID, v graph.VertexID) amounts {
+	var ids [3]graph.TypeID
+	for i, t := range [3]string{"core", "gpu", "memory"} {
+		ids[i] = -1 // no vertex has it
+		if id, ok := g.Types.Lookup(t); ok {
+			ids[i] = graph.TypeID(id)
 		}
 	}
-	walk(v, 0)
+	var out amounts
+	sumBelow(g, dom, v, &ids, &out, 0)
 	return out
+}
+
+func sumBelow(g *graph.Graph, dom graph.SubsystemID, u graph.VertexID, ids *[3]graph.TypeID, out *amounts, depth int) {
+	if depth > graph.DefaultMaxDepth {
+		return
+	}
+	for _, h := range g.Out(u) {
+		if h.Subsystem != dom {
+			continue
+		}
+		c := g.V(h.Other)
+		for i, id := range ids {
+			if c.Type == id {
+				out[i] += uint64(max(c.Size, 0))
+			}
+		}
+		sumBelow(g, dom, h.Other, ids, out, depth+1)
+	}
 }
 
 // split writes amount a of type t below the vertices vs (of one type;
@@ -203,7 +232,7 @@ func split(g *graph.Graph, dom graph.SubsystemID, vs []graph.VertexID, t string,
 		if g.TypeName(h.Other) == t {
 			return jobspec.Res(t, uint32(a))
 		}
-		if ct == "" && subtreeSizes(g, dom, h.Other)[t] > 0 {
+		if ct == "" && subtreeSizes(g, dom, h.Other)[amountIndex(t)] > 0 {
 			ct = g.TypeName(h.Other)
 		}
 	}
@@ -220,7 +249,7 @@ func split(g *graph.Graph, dom graph.SubsystemID, vs []graph.VertexID, t string,
 			if h.Subsystem != dom || g.TypeName(h.Other) != ct {
 				continue
 			}
-			if have := subtreeSizes(g, dom, h.Other)[t]; have > 0 {
+			if have := subtreeSizes(g, dom, h.Other)[amountIndex(t)]; have > 0 {
 				same = append(same, h.Other)
 				least = min(least, have)
 				n++
