@@ -69,6 +69,8 @@ func TestHostileJobspecFor(t *testing.T) {
 		{"mixed shapes, memory", mixedNodes(gb, [2]int64{16, 16}), gofluxion.NodeRequest{Nodes: 2, Cores: 3, MemoryBytes: 20 << 30}, "node[2]->slot[1]->{socket[1]->core[3],memory[20]}", nil, ""},
 		{"memory 2^64-1", gofluxion.DemoGraph(), gofluxion.NodeRequest{Nodes: 1, MemoryBytes: math.MaxUint64}, "", gofluxion.ErrInvalid, "more than 4294967295 units"},
 		{"memory 2^64-2^29", gofluxion.DemoGraph(), gofluxion.NodeRequest{Nodes: 1, Cores: 1, MemoryBytes: math.MaxUint64 - 1<<29}, "", gofluxion.ErrInvalid, "more than 4294967295 units"},
+		{"duration beyond the graph", gofluxion.DemoGraph(), gofluxion.NodeRequest{Nodes: 1, Cores: 1, Duration: math.MaxInt64}, "", gofluxion.ErrInvalid, "gofluxion: jobspec for: nodes 1, cores 1, gpus 0, duration 2562047h47m16.854775807s: want"},
+		{"never, named as JobspecFor", gofluxion.DemoGraph(), gofluxion.NodeRequest{Nodes: 9, Cores: 1}, "", gofluxion.ErrUnsatisfiable, "gofluxion: jobspec for: the request can never"},
 		{"memory in two units", mixedNodes([2]string{"MB", "GB"}, [2]int64{1024, 1}), gofluxion.NodeRequest{Nodes: 1, MemoryBytes: 1 << 30}, "", gofluxion.ErrInvalid, "mix units"},
 	}
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofluxion/gofluxion/graph"
 	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/match"
 )
 
 // NodeRequest is what a job means in a user's words: Nodes nodes, each
@@ -55,9 +56,10 @@ var memoryUnits = map[string]uint64{
 // malformed or the graph has no nodes.
 func (x *Matcher) JobspecFor(r NodeRequest) (*jobspec.Jobspec, error) {
 	const op = "jobspec for"
-	if r.Nodes <= 0 || r.Nodes > math.MaxUint32 || r.Cores < 0 || r.GPUs < 0 || r.Cores > math.MaxUint32 || r.GPUs > math.MaxUint32 || r.Duration < 0 {
-		return nil, invalidf(op, "nodes %d, cores %d, gpus %d, duration %v: want nodes in 1…%d, counts in 0…%d and a duration ≥ 0",
-			r.Nodes, r.Cores, r.GPUs, r.Duration, math.MaxUint32, math.MaxUint32)
+	if r.Nodes <= 0 || r.Nodes > math.MaxUint32 || r.Cores < 0 || r.GPUs < 0 || r.Cores > math.MaxUint32 || r.GPUs > math.MaxUint32 || r.Duration < 0 ||
+		r.Duration/time.Second > time.Duration(match.GraphEnd) {
+		return nil, invalidf(op, "nodes %d, cores %d, gpus %d, duration %v: want nodes in 1…%d, counts in 0…%d and a duration of 0…%d seconds",
+			r.Nodes, r.Cores, r.GPUs, r.Duration, math.MaxUint32, math.MaxUint32, match.GraphEnd)
 	}
 	if r.Cores == 0 && r.GPUs == 0 && r.MemoryBytes == 0 && !r.Exclusive {
 		return nil, invalidf(op, "nothing asked: give cores, gpus or memory per node, or ask for whole nodes (Exclusive)")
@@ -69,7 +71,10 @@ func (x *Matcher) JobspecFor(r NodeRequest) (*jobspec.Jobspec, error) {
 		return nil, err
 	}
 	js := jobspec.New(r.Duration, res)
-	if err := x.Satisfiable(js); err != nil {
+	if err := checkRequest(op, js); err != nil {
+		return nil, err
+	}
+	if err := x.feasible(op, js); err != nil {
 		return nil, err
 	}
 	return js, nil
