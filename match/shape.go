@@ -413,10 +413,12 @@ func (d *shapeDiag) children(at graph.TypeID, r *req, jr *jobspec.Resource, excl
 		if len(c.childTypes) > 1 {
 			verb = "sit"
 		}
-		d.add(i, "%s %s under %s here, not directly under %s, so a slot in a %s is selected but never allocated: ask %s→slot→%s→%s, put the slot above the %s (slot→%s→%s→%s), or mark the %s exclusive",
+		// Both other fixes take each vertex of type at whole (a slot books
+		// everything in it exclusively), which the message must say.
+		d.add(i, "%s %s under %s here, not directly under %s, so a slot in a %s is selected but never allocated: ask %s→slot→%s→%s, or take each %s whole (mark it exclusive, or put the slot above it: slot→%s→%s→%s)",
 			d.list(c.childTypes, " and "), verb, s.name(deeper), s.name(at), s.name(at),
 			s.name(at), s.name(deeper), d.list(c.childTypes, "+"),
-			s.name(at), s.name(at), s.name(deeper), d.list(c.childTypes, "+"), s.name(at))
+			s.name(at), s.name(at), s.name(deeper), d.list(c.childTypes, "+"))
 		d.skip(c.with)
 	}
 }
