@@ -279,3 +279,30 @@ func TestHostileShapeDiagnosisCorpus(t *testing.T) {
 	}
 	t.Logf("%d checked, %d blamed", checked, blamed)
 }
+
+// A request whose levels skip one and that has no slot gets both fixes
+// at once: naming the level alone leaves a request that books nothing.
+func TestShapeSkippedLevelWithoutSlot(t *testing.T) {
+	R, S := jobspec.Res, jobspec.Slot
+	for _, c := range []struct {
+		pol  string
+		res  *jobspec.Resource
+		slot bool // the message asks for a slot too
+	}{
+		{"low", R("node", 2, R("core", 4)), true},
+		{"low", R("node", 2, R("core", 4)).Exclusively(), false},
+		{"low", R("node", 2, S("s", 1, R("gpu", 1), R("core", 4))), false},
+		{"lonodex", R("node", 2, R("core", 4)), false}, // the policy books nodes whole
+	} {
+		m := newMatcher(t, tinyGraph(), c.pol)
+		js := jobspec.New(time.Hour, c.res)
+		p := m.ShapeProblems(js)
+		if len(p) == 0 {
+			t.Errorf("%s %s: no shape problem", c.pol, tree(js.Resources))
+			continue
+		}
+		if got := strings.Contains(p[0].Msg, "put the request in a slot"); got != c.slot {
+			t.Errorf("%s %s: %q, want the slot hint %v", c.pol, tree(js.Resources), p[0].Msg, c.slot)
+		}
+	}
+}

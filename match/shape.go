@@ -196,7 +196,25 @@ func (m *Matcher) shapeProblems(c *reqCache, js *jobspec.Jobspec) []ShapeProblem
 	s := m.typeShape()
 	d := &shapeDiag{m: m, s: s}
 	d.top(c.top, js.Resources)
+	if len(d.out) > 0 && m.booksNothing(c.top) {
+		// Fixing the levels alone would leave a request that books nothing
+		// (node→socket→core without a slot): say both at once.
+		for i := range d.out {
+			d.out[i].Msg += "; and put the request in a slot (or mark a level exclusive): as written it takes nothing exclusively"
+		}
+	}
 	return d.out
+}
+
+// booksNothing reports a request tree with no slot, no level marked
+// exclusive and no type the policy books whole.
+func (m *Matcher) booksNothing(rs []*req) bool {
+	for _, r := range rs {
+		if r.typ == graph.TypeSlot || r.typ == graph.TypeXorSlot || r.exclusive() || m.isExclType(r.typ) || !m.booksNothing(r.with) {
+			return false
+		}
+	}
+	return true
 }
 
 // nothingBooked is the problem of a request that is selected but takes
