@@ -73,6 +73,9 @@ type ReplicatedOptions struct {
 	Metrics                                               *Metrics
 	// Sessions configures the session table (the same on every replica).
 	Sessions state.Options
+	// MaxEntryOps bounds the operations proposed in one log entry
+	// (default MaxEntryOps; 1 proposes every operation alone).
+	MaxEntryOps int
 
 	// For tests: an existing transport and stores (in memory).
 	Transport raft.Transport
@@ -94,20 +97,18 @@ type Replicated struct {
 	grpc  map[string]string // replica id -> gRPC address (hints only)
 	// misconfigured: the command line differs from the Genesis.
 	misconfigured error
+	prop          *proposer
 }
 
 type fsm struct{ st *state.State }
 
+// Apply applies an entry's operations (one, or a batch: batch.go) and
+// returns their results ([]*pb.Result).
 func (f *fsm) Apply(l *raft.Log) any {
 	if l.Type != raft.LogCommand {
 		return nil
 	}
-	op := &pb.Op{}
-	if err := proto.Unmarshal(l.Data, op); err != nil {
-		// Every replica fails it the same way.
-		return &pb.Result{Index: l.Index, Error: &pb.Error{Kind: "invalid", Message: "undecodable log entry: " + err.Error()}}
-	}
-	return f.st.Apply(l.Index, op)
+	return ApplyEntry(f.st, l.Data)
 }
 
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) { return &fsmSnap{f.st.Freeze()}, nil }
@@ -217,6 +218,11 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		return nil, err
 	}
 	b.r = r
+	if o.MaxEntryOps <= 0 {
+		o.MaxEntryOps = MaxEntryOps
+	}
+	b.prop = &proposer{r: r, in: make(chan *proposal, 4096), stop: b.done, timeout: o.ApplyTimeout, maxOps: o.MaxEntryOps}
+	go b.prop.run()
 	go b.genesisWhenLeader()
 	return b, nil
 }
@@ -374,8 +380,24 @@ func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	f := b.r.Apply(data, timeout)
-	if err := f.Error(); err != nil {
+	// The proposer puts it in the next log entry with whatever else is
+	// queued (batch.go).
+	p := &proposal{data: data, done: make(chan struct{})}
+	select {
+	case b.prop.in <- p:
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case <-b.done:
+		return nil, status.Error(codes.Unavailable, "shutting down")
+	}
+	select {
+	case <-p.done:
+	case <-b.done:
+		// The entry may still commit; the client's retry (same seq) gets
+		// its result from the session table then.
+		return nil, status.Error(codes.Unavailable, "shutting down")
+	}
+	if err := p.err; err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrLeadershipTransferInProgress) {
 			// Lost leadership: the entry may still commit under the next
 			// leader; the client's retry (same seq) gets its result then.
@@ -383,11 +405,16 @@ func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 		}
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	res, ok := f.Response().(*pb.Result)
-	if !ok {
+	if p.res == nil {
 		return nil, status.Error(codes.Internal, "no result from the state machine")
 	}
-	return res, nil
+	return p.res, nil
+}
+
+// Proposed returns the operations and the log entries proposed by this
+// replica so far (entries/ops is the batching's figure).
+func (b *Replicated) Proposed() (ops, entries uint64) {
+	return b.prop.ops.Load(), b.prop.entries.Load()
 }
 
 // Read implements Backend. A leader read first confirms leadership with
