@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,6 +42,7 @@ func benchOps(b *testing.B, ms []gofluxion.Interface, inflight int) (float64, ti
 	workers := len(ms) * inflight
 	per := max(b.N/workers, 1)
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	start := time.Now()
 	for k := range workers {
 		m := ms[k/inflight]
@@ -72,6 +74,7 @@ func benchOps(b *testing.B, ms []gofluxion.Interface, inflight int) (float64, ti
 	}
 	wg.Wait()
 	el := time.Since(start)
+	cpu := cpuTime() - cpu0
 	b.StopTimer()
 	slices.Sort(lats)
 	if len(lats) == 0 {
@@ -82,8 +85,20 @@ func benchOps(b *testing.B, ms []gofluxion.Interface, inflight int) (float64, ti
 	b.ReportMetric(opss, "ops/s")
 	b.ReportMetric(float64(lats[len(lats)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	// The process's CPU time per operation (client, server or all three
+	// replicas, and the GC): what a loaded machine changes least.
+	b.ReportMetric(float64(cpu.Microseconds())/float64(len(lats)), "cpu-µs/op")
 	b.ReportMetric(0, "ns/op")
 	return opss, p99
+}
+
+// cpuTime is the process's user and system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchCase is one line of BenchmarkOps's table.
