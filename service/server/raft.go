@@ -23,9 +23,10 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Replicated mode: the state machine behind hashicorp/raft. Every
-// mutating operation is a log entry (the Op's protobuf encoding), which
-// the FSM applies to the matcher on every replica once it is committed;
+// Replicated mode: the state machine behind hashicorp/raft. Mutating
+// operations are log entries (an Op's protobuf encoding, or a batch of
+// them: batch.go), which the FSM applies to the matcher on every replica
+// once they are committed;
 // FSM snapshots are the state machine's snapshot (Matcher.Snapshot with
 // the applied index and the session table). The log and stable store is
 // raft-boltdb (fsync on every append), snapshots go to files.
@@ -253,11 +254,11 @@ func storedConfig(logs raft.LogStore, snaps raft.SnapshotStore) *state.Config {
 		if l.Type != raft.LogCommand {
 			continue
 		}
-		op := &pb.Op{}
-		if proto.Unmarshal(l.Data, op) != nil || op.GetGenesis() == nil {
+		ops, err := EntryOps(l.Data)
+		if err != nil || ops[0].GetGenesis() == nil {
 			return nil
 		}
-		cfg, _ := state.GenesisConfig(op.GetGenesis())
+		cfg, _ := state.GenesisConfig(ops[0].GetGenesis())
 		return cfg
 	}
 	return nil
