@@ -95,10 +95,32 @@ func ExampleMatcher_Usage() {
 		}
 	}
 	// Output:
-	// t=0 core: 256 total, 192 allocated, 0 reserved, 32 down, 32 free
-	// t=0 node: 8 total, 6 allocated, 0 reserved, 1 down, 1 free
-	// t=3600 core: 256 total, 0 allocated, 128 reserved, 32 down, 96 free
-	// t=3600 node: 8 total, 0 allocated, 4 reserved, 1 down, 3 free
+	// t=0 core: 256 total, 192 allocated, 128 reserved, 32 down, 32 free
+	// t=0 node: 8 total, 6 allocated, 4 reserved, 1 down, 1 free
+	// t=3600 core: 256 total, 128 allocated, 0 reserved, 32 down, 96 free
+	// t=3600 node: 8 total, 4 allocated, 0 reserved, 1 down, 3 free
+}
+
+// NodeUsage says, per node, what is in use at a time and which jobs run
+// there now or are booked there for later.
+func ExampleMatcher_NodeUsage() {
+	m, _ := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{Policy: gofluxion.PolicyLow})
+	m.Match(gofluxion.Allocate, jobspec.New(time.Hour, jobspec.Res("node", 1, jobspec.Res("socket", 1, jobspec.Slot("s", 1, jobspec.Res("core", 12))))), 0)
+	m.Match(gofluxion.AllocateOrElseReserve, jobspec.New(time.Hour, jobspec.Res("node", 8).Exclusively()), 0)
+	for _, n := range m.NodeUsage(0)[:2] {
+		for _, u := range n.Usage {
+			if u.Type == "core" {
+				fmt.Printf("%s: %d of %d cores in use, %d reserved later; running %v, later %v\n",
+					n.Name, u.Allocated, u.Total, u.Reserved, n.Running, n.Later)
+			}
+		}
+	}
+	j, _ := m.Info(1)
+	fmt.Println("job 1 on", j.Nodes)
+	// Output:
+	// node0: 12 of 32 cores in use, 32 reserved later; running [1], later [2]
+	// node1: 0 of 32 cores in use, 32 reserved later; running [], later [2]
+	// job 1 on node0
 }
 
 // A dry run shows what would be picked and changes nothing: the next

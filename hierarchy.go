@@ -14,6 +14,7 @@ import (
 	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/match"
+	"github.com/gofluxion/gofluxion/picture"
 )
 
 // Hierarchical instances, as in Flux: a child instance receives part of
@@ -68,11 +69,83 @@ func (g Grant) Window() (start, end int64) {
 // Child is a matcher that schedules inside a grant of its parent. It
 // implements Interface, so grandchildren are made from it in turn. Its
 // methods are safe for concurrent use.
+//
+// # A grant the parent took back
+//
+// The parent may cancel a grant's job (or lose it by Remove, RemoveRanks
+// or RestoreFrom) while the child lives. Every operation of the child that
+// books or decides (Match, MatchWithID, Update, Satisfiable, Explain,
+// SetStatus, Grow, Shrink) first checks that the parent still holds every
+// job of the grant over its part's window, and fails with ErrNotFound
+// otherwise: the child can no longer book what its parent gave to others.
+// Reads of the child's own state (Info, JobTable, FindAt, Status,
+// ParseJobspec, Snapshot) and releases (Cancel, PartialCancel) work as
+// before, and Release then succeeds: it cancels the child's own jobs
+// (they hold nothing real any more) and gives back the parts the parent
+// still holds.
+//
+// The check is cheap: a parent with a ReleaseGeneration method (a
+// *Matcher, or a *Child for grandchildren) is asked for that number
+// only, and for the grant's jobs only when it changed since the last
+// check; other parents (the service client) are asked for each job of the
+// grant (Info) at every checked operation. The check runs at the start of
+// the operation: a cancel in the parent that races with a child's
+// operation is seen by the child's next one.
 type Child struct {
 	m      *Matcher
 	parent Interface
 	mu     sync.Mutex // serialises the operations that check the grant
 	grant  Grant
+	// checked is the parent's ReleaseGeneration at the last successful
+	// check of the grant (valid when haveGen).
+	checked uint64
+	haveGen bool
+}
+
+// generation is implemented by parents that count releases (see Child).
+type generation interface{ ReleaseGeneration() uint64 }
+
+// ReleaseGeneration is the child's own matcher's (see
+// Matcher.ReleaseGeneration), for grandchildren.
+func (c *Child) ReleaseGeneration() uint64 { return c.m.ReleaseGeneration() }
+
+// checkGrant verifies that the parent still holds every part of the grant
+// (see Child). The caller holds c.mu.
+func (c *Child) checkGrant(op string) error {
+	gp, hasGen := c.parent.(generation)
+	var gen uint64
+	if hasGen {
+		gen = gp.ReleaseGeneration() // before the jobs are read
+		if c.haveGen && gen == c.checked {
+			return nil
+		}
+	}
+	for _, p := range c.grant.Parts {
+		j, err := c.parent.Info(p.JobID)
+		if errors.Is(err, ErrNotFound) || (err == nil && j.State == Canceled) {
+			c.haveGen = false
+			return newError(op, ErrNotFound, nil, "the parent no longer holds job %d of the child's grant (canceled or removed there): release the child", p.JobID)
+		}
+		if err != nil {
+			return relabel(err, op)
+		}
+		if p.Start < j.Start || p.End > j.End {
+			c.haveGen = false
+			return newError(op, ErrNotFound, nil, "the parent holds job %d of the child's grant only over [%d, %d), not [%d, %d): release the child", p.JobID, j.Start, j.End, p.Start, p.End)
+		}
+	}
+	c.checked, c.haveGen = gen, hasGen
+	return nil
+}
+
+// guarded runs f after checkGrant, under c.mu.
+func (c *Child) guarded(op string, f func() error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.checkGrant(op); err != nil {
+		return err
+	}
+	return f()
 }
 
 var _ Interface = (*Child)(nil)
@@ -242,11 +315,14 @@ func (c *Child) MatchWithID(op Op, js *jobspec.Jobspec, id uint64, at int64) (*A
 }
 
 func (c *Child) match(op Op, js *jobspec.Jobspec, id uint64, withID bool, at int64) (*Allocation, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.checkGrant("child"); err != nil {
+		return nil, err
+	}
 	if op == Satisfiability {
 		return nil, c.m.satisfiable(js, at)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	js, err := c.fit(js, at)
 	if err != nil {
 		return nil, err
@@ -294,28 +370,50 @@ func (c *Child) Update(id uint64, R []byte) (*Allocation, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.checkGrant("update"); err != nil {
+		return nil, err
+	}
 	if gs, ge := c.grant.Window(); d.start < gs || d.start+d.dur > ge {
 		return nil, errOutside("R window", d.start, d.start+d.dur, gs, ge, ErrInvalid)
 	}
 	return c.m.Update(id, R)
 }
 
+// Satisfiable is Matcher.Satisfiable, once the grant is checked.
+func (c *Child) Satisfiable(js *jobspec.Jobspec) error {
+	return c.guarded("satisfiable", func() error { return c.m.Satisfiable(js) })
+}
+
+// Explain is Matcher.Explain, once the grant is checked.
+func (c *Child) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
+	var e *Explanation
+	err := c.guarded("explain", func() (err error) {
+		e, err = c.m.Explain(js, at)
+		return err
+	})
+	return e, err
+}
+
+// SetStatus is Matcher.SetStatus, once the grant is checked.
+func (c *Child) SetStatus(path string, up bool) error {
+	return c.guarded("set status", func() error { return c.m.SetStatus(path, up) })
+}
+
 // The rest of Interface reads or releases, which cannot leave the grant.
 
 func (c *Child) ParseJobspec(data []byte) (*jobspec.Jobspec, error) { return c.m.ParseJobspec(data) }
-func (c *Child) Satisfiable(js *jobspec.Jobspec) error              { return c.m.Satisfiable(js) }
-func (c *Child) Explain(js *jobspec.Jobspec, at int64) (*Explanation, error) {
-	return c.m.Explain(js, at)
-}
-func (c *Child) Cancel(id uint64) error                          { return c.m.Cancel(id) }
-func (c *Child) PartialCancel(id uint64, R []byte) (bool, error) { return c.m.PartialCancel(id, R) }
-func (c *Child) Info(id uint64) (Job, error)                     { return c.m.Info(id) }
-func (c *Child) JobTable() ([]Job, error)                        { return c.m.JobTable() }
+func (c *Child) Cancel(id uint64) error                             { return c.m.Cancel(id) }
+func (c *Child) PartialCancel(id uint64, R []byte) (bool, error)    { return c.m.PartialCancel(id, R) }
+func (c *Child) Info(id uint64) (Job, error)                        { return c.m.Info(id) }
+func (c *Child) JobTable() ([]Job, error)                           { return c.m.JobTable() }
 func (c *Child) FindAt(crit, format string, now int64) (string, error) {
 	return c.m.FindAt(crit, format, now)
 }
-func (c *Child) Status(path string) (bool, error)     { return c.m.Status(path) }
-func (c *Child) SetStatus(path string, up bool) error { return c.m.SetStatus(path, up) }
+func (c *Child) Status(path string) (bool, error)  { return c.m.Status(path) }
+func (c *Child) UsageAt(at int64) ([]Usage, error) { return c.m.UsageAt(at) }
+func (c *Child) WriteDOT(w io.Writer, opts picture.Options) error {
+	return c.m.WriteDOT(w, opts)
+}
 
 // Grow asks the parent to match js for the child at time at and attaches
 // what it grants to the child's graph. The new part lasts from at until
@@ -328,6 +426,9 @@ func (c *Child) Grow(js *jobspec.Jobspec, at int64) (*Allocation, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.checkGrant("grow"); err != nil {
+		return nil, err
+	}
 	_, ge := c.grant.Window()
 	if at >= ge {
 		return nil, errOutside("grow at", at, at+1, 0, ge, ErrInvalid)
@@ -479,6 +580,9 @@ func under(p, root string) bool { return p == root || strings.HasPrefix(p, root+
 func (c *Child) Shrink(path string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.checkGrant("shrink"); err != nil {
+		return err
+	}
 	x := c.m
 	x.mu.RLock()
 	g := x.Graph()
@@ -631,16 +735,27 @@ func joinErrs(op string, errs []error) error {
 // ErrBusy and changes nothing, as Shrink does: the parent would give the
 // resources to others while the child's job still holds them. Cancel the
 // child's jobs first (grandchildren's grants included: they are jobs of
-// the child). Fluxion has no hierarchy of its own to compare with: this
+// the child). Once the parent took a part of the grant back (see Child),
+// Release cancels the child's jobs itself and gives back the rest. Fluxion has no hierarchy of its own to compare with: this
 // is the library's rule.
 func (c *Child) Release() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	lost := errors.Is(c.checkGrant("release"), ErrNotFound)
 	var live []string
 	for _, j := range c.m.Jobs() {
-		if j.State != Canceled {
-			live = append(live, strconv.FormatUint(j.ID, 10))
+		if j.State == Canceled {
+			continue
 		}
+		if lost {
+			// The parent took the grant back: the child's jobs hold
+			// nothing real any more.
+			if err := c.m.Cancel(j.ID); err != nil {
+				return relabel(err, "release")
+			}
+			continue
+		}
+		live = append(live, strconv.FormatUint(j.ID, 10))
 	}
 	if len(live) > 0 {
 		if len(live) == 1 {

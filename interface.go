@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/picture"
 )
 
 // Interface is what callers use of a matcher. The in-process *Matcher
@@ -54,6 +55,12 @@ type Interface interface {
 	SetStatus(path string, up bool) error
 	// Snapshot writes the complete state, for Restore.
 	Snapshot(w io.Writer) error
+	// UsageAt reports how the units of each type are used at time at
+	// (Matcher.Usage).
+	UsageAt(at int64) ([]Usage, error)
+	// WriteDOT draws the graph with each vertex's state at opts.At
+	// (package picture; opts.Schedule is the matcher's own).
+	WriteDOT(w io.Writer, opts picture.Options) error
 }
 
 var _ Interface = (*Matcher)(nil)

@@ -123,6 +123,15 @@ func parseR(op string, data []byte) (*rDoc, error) {
 // without booking it, takes exclusive vertices over other jobs' holdings
 // below them, and marks every node of an execution-only R exclusive;
 // reapi/fluxcli keeps its answers.)
+//
+// A jgf_shorthand R (the jgf_shorthand format, or rv1_shorthand's
+// scheduling part) lists only the topmost exclusive vertices; each stands
+// for its whole subtree, which Update books, on any graph. This is a
+// deliberate difference: Fluxion expands such a vertex only on graphs
+// whose vertex ids are their creation indices (read from GRUG, hwloc or
+// rv1exec) and, on a graph read from JGF, fails the update after booking
+// the first such vertex, which it then keeps under a job it never records
+// (resource-query reproduces this; reapi/fluxcli fails and books nothing).
 func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	if id == 0 {
 		return nil, errJobZero("update")
@@ -153,7 +162,7 @@ func (x *Matcher) Update(id uint64, R []byte) (*Allocation, error) {
 	a := newAllocation(x, rec, id, d.start, d.start)
 	a.End = d.start + d.dur
 	a.Overhead = took
-	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took}
+	x.wjobs()[id] = &Job{ID: id, State: Allocated, Start: d.start, End: a.End, Overhead: took, Nodes: strings.Join(a.Nodes(), ",")}
 	x.useID(id)
 	return a, nil
 }
@@ -186,6 +195,7 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1)
 	j, ok := x.jobs[id]
 	if !ok || j.State != Allocated {
 		return false, newError("partial cancel", ErrNotFound, nil, "no job %d allocated", id)
@@ -200,6 +210,8 @@ func (x *Matcher) PartialCancel(id uint64, R []byte) (full bool, err error) {
 	}
 	if full {
 		x.wjobs()[j.ID].State = Canceled
+	} else {
+		x.wjobs()[j.ID].Nodes = strings.Join(x.nodesOf()[j.ID], ",")
 	}
 	return full, nil
 }
@@ -244,6 +256,7 @@ func (x *Matcher) Attach(jgfDoc []byte) error {
 func (x *Matcher) Remove(path string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	g := x.m.Graph()
 	vs := g.ByPath(path)
 	if len(vs) == 0 {
@@ -279,6 +292,7 @@ func (x *Matcher) endRemoved() {
 func (x *Matcher) RemoveRanks(ranks string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	sel, err := x.opts.Limits.rankSet(x.m, ranks)
 	if err != nil {
 		return fromMatch("remove ranks", err)
@@ -327,6 +341,7 @@ func (x *Matcher) SetRankStatus(ranks string, up bool) error {
 		st = graph.StatusUp
 	}
 	x.m.SetRankStatus(ids, st)
+	x.m.CountUpNodes() // as SetStatus
 	return nil
 }
 

@@ -132,6 +132,11 @@ type Job struct {
 	Start, End int64
 	// Overhead is the wall time the operation that created the job took.
 	Overhead time.Duration
+	// Nodes names the nodes the job holds resources on, comma-separated
+	// ("node0,node3"; a string keeps Job comparable), in Allocation.Nodes'
+	// order (after a partial cancel or a restore, in the graph's order); a
+	// canceled job keeps its last list. Empty for a graph without nodes.
+	Nodes string
 }
 
 // Matcher matches jobspecs against a resource graph and keeps its
@@ -139,12 +144,12 @@ type Job struct {
 //
 // A Matcher is safe for concurrent use by multiple goroutines: operations
 // that change the schedule or the graph (Match and MatchWithID with any op
-// but Satisfiability, Cancel, PartialCancel, Update, SetStatus,
+// but Satisfiability, Cancel, PartialCancel, Expire, Update, SetStatus,
 // SetRankStatus, Attach, Remove, RemoveRanks, RestoreFrom) run one at a
 // time, while read-only queries (ParseJobspec, Satisfiable, Match with
 // Satisfiability, Find, FindAt, Explain, Info, Jobs, Stat, Status,
-// RankStatus, Snapshot, Clone) run concurrently with each other and wait
-// for a running writer.
+// RankStatus, Usage, NodeUsage, WriteDOT, Snapshot, Clone) run
+// concurrently with each other and wait for a running writer.
 type Matcher struct {
 	mu   sync.RWMutex
 	m    *match.Matcher
@@ -159,7 +164,18 @@ type Matcher struct {
 	views sync.Pool
 
 	stats Stats
+	// releases counts the operations that may have released a job
+	// (ReleaseGeneration).
+	releases atomic.Uint64
 }
+
+// ReleaseGeneration returns a number that changes whenever an operation
+// that can release a job (Cancel, PartialCancel, Remove, RemoveRanks,
+// RestoreFrom) has run: while it stays the same, every job allocated or
+// reserved before still is. A Child uses it to check its grant without
+// asking for each job (see Child); a parent that lacks it (the service
+// client) is asked for each job of the grant at every checked operation.
+func (x *Matcher) ReleaseGeneration() uint64 { return x.releases.Load() }
 
 // Stats summarises a Matcher (see Matcher.Stat).
 type Stats struct {
@@ -354,7 +370,7 @@ func (x *Matcher) matchLocked(op Op, js *jobspec.Jobspec, id uint64, at int64) (
 		if got > at {
 			st = Reserved
 		}
-		x.wjobs()[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took}
+		x.wjobs()[id] = &Job{ID: id, State: st, Start: a.Start, End: a.End, Overhead: took, Nodes: strings.Join(a.Nodes(), ",")}
 		x.useID(id)
 		x.recordStat(took)
 	} else {
@@ -439,6 +455,7 @@ func (x *Matcher) satisfiable(js *jobspec.Jobspec, at int64) error {
 func (x *Matcher) Cancel(id uint64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1) // under the lock, after the change (see ReleaseGeneration)
 	j, ok := x.jobs[id]
 	if !ok || j.State == Canceled {
 		return newError("cancel", ErrNotFound, nil, "no job %d allocated or reserved", id)
@@ -551,7 +568,13 @@ func (x *Matcher) SetStatus(path string, up bool) error {
 	if len(x.m.Graph().ByPath(path)) == 0 {
 		return newError("set status", ErrNotFound, nil, "no resource at path %q", path)
 	}
-	return fromMatch("set status", x.m.SetStatus(path, st))
+	if err := x.m.SetStatus(path, st); err != nil {
+		return fromMatch("set status", err)
+	}
+	// Fluxion's count adds and takes per change, so a node below two
+	// down vertices is taken twice; the Matcher counts the nodes up.
+	x.m.CountUpNodes()
+	return nil
 }
 
 // Status reports whether the first vertex at path is itself marked up. A

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/gofluxion/gofluxion/graph"
@@ -102,7 +103,11 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 // appears twice, every window is non-empty and the next automatic id is
 // above every id in the table (or the automatic ids are exhausted); and
 // that the saved Options are ones New accepts that agree with the saved
-// matcher state. The match statistics of Stat start again from zero.
+// matcher state. What the matcher derives from its bookings (exclusivity
+// and pruning-filter spans, tags, the count of nodes up) is checked
+// against the bookings and the graph, never believed (see
+// match.Matcher.CheckDerived). The match statistics of Stat start again
+// from zero.
 func Restore(r io.Reader) (*Matcher, error) {
 	x, _, err := restoreWith(r)
 	return x, err
@@ -178,12 +183,31 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 			}
 		}
 	}
+	if mo.FluxionQuirks || mo.FluxionFailures || len(doc.Matcher.Exclusive) > 0 {
+		return bad(nil, "the matcher state has Fluxion quirk options, which a Matcher never has")
+	}
 	m, err := match.Restore(doc.Matcher)
 	if err != nil {
 		return bad(err, "%v", err)
 	}
+	// Derived state (exclusivity and filter spans, tags, the up-node
+	// count) is checked against the primary state, never believed.
+	windows := make(map[uint64]match.Window, len(jobs))
+	for id, j := range jobs {
+		if j.State != Canceled {
+			windows[id] = match.Window{Start: j.Start, End: j.End, Reserved: j.State == Reserved}
+		}
+	}
+	if err := m.CheckDerived(windows); err != nil {
+		return bad(err, "%v", err)
+	}
 	x := wrap(m, doc.Options)
 	x.jobs = jobs
+	for id, nodes := range x.nodesOf() { // derived: from the bookings
+		if j := jobs[id]; j != nil {
+			j.Nodes = strings.Join(nodes, ",")
+		}
+	}
 	x.next = max(doc.Next, 1)
 	if doc.Exhausted {
 		x.next = 0
@@ -201,6 +225,7 @@ func (x *Matcher) RestoreFrom(r io.Reader) error {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	defer x.releases.Add(1)
 	x.m, x.opts, x.jobs, x.next, x.stats = y.m, y.opts, y.jobs, y.next, Stats{}
 	x.jobsShared.Store(false)
 	return nil

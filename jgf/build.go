@@ -59,6 +59,7 @@ type builder struct {
 	nodeNew   []int32          // document index of each new vertex
 	parentOld map[graph.VertexID]graph.VertexID
 	nodeRanks map[int64]graph.VertexID // deferred mode: new node-type vertices by rank
+	ups       []upEdge                 // upward containment edges skipped
 	edgeDoc   []int32                  // direct mode: document index of each new edge
 
 	paths  []keyedPath
@@ -98,6 +99,14 @@ type pathEntry struct {
 type outKey struct {
 	src  graph.VertexID
 	uniq int64
+}
+
+// upEdge is a containment edge from a vertex to its parent by path, as
+// older JGF writers listed next to each parent-to-child edge: the strict
+// reader skips it, and checks at the end that the downward edge is there.
+type upEdge struct {
+	doc      int32
+	src, dst graph.VertexID
 }
 
 type plannedEdge struct {
@@ -477,7 +486,52 @@ func (b *builder) strictEnd() *Error {
 	if err := b.cycles(); err != nil {
 		return err
 	}
+	if err := b.upwardPairs(); err != nil {
+		return err
+	}
 	return b.orphans()
+}
+
+// upward reports whether a containment edge from s to t points from a
+// vertex to its parent by their containment paths (t's path is s's path
+// without its last element).
+func (b *builder) upward(s, t graph.VertexID) bool {
+	ps, ok1 := b.pathOf(s)
+	pt, ok2 := b.pathOf(t)
+	if !ok1 || !ok2 || pt == "" || len(ps) <= len(pt)+1 || ps[len(pt)] != '/' || ps[:len(pt)] != pt {
+		return false
+	}
+	return !strings.Contains(ps[len(pt)+1:], "/")
+}
+
+// containmentParent returns v's containment parent as loaded so far.
+func (b *builder) containmentParent(v graph.VertexID) graph.VertexID {
+	if v >= b.n0 {
+		return b.parentNew[v-b.n0]
+	}
+	if p, ok := b.parentOld[v]; ok {
+		return p
+	}
+	for _, h := range b.g.In(v) {
+		if h.Subsystem == graph.Containment {
+			return h.Other
+		}
+	}
+	return graph.NoVertex
+}
+
+// upwardPairs checks that every upward containment edge skipped has its
+// downward edge: a two-way list is one tree; an upward edge alone would
+// turn the tree over.
+func (b *builder) upwardPairs() *Error {
+	for _, u := range b.ups {
+		if b.containmentParent(u.src) == u.dst {
+			continue
+		}
+		return strictEdgeErr(int(u.doc), "an upward containment edge "+b.name(u.src)+" -> "+b.name(u.dst)+" (from a vertex to its parent by path) without the edge "+b.name(u.dst)+" -> "+b.name(u.src),
+			"unpack_edge: upward containment edge "+b.name(u.src)+" -> "+b.name(u.dst)+" without its downward edge.\n")
+	}
+	return nil
 }
 
 // vertex makes the vertex of a new node; paths are its paths sorted by
@@ -583,6 +637,10 @@ func (b *builder) edge(j int, s, t ref, sub string) *Error {
 			"error inserting an edge to outedge metadata map: "+b.name(s.v)+" -> "+b.name(t.v)+"; ")
 	}
 	if !b.opts.Fluxion {
+		if sub == containment && b.upward(s.v, t.v) {
+			b.ups = append(b.ups, upEdge{int32(j), s.v, t.v})
+			return nil
+		}
 		if err := b.strictEdge(j, s.v, t.v, sub); err != nil {
 			return err
 		}
@@ -643,21 +701,7 @@ func (b *builder) strictEdge(j int, s, t graph.VertexID, sub string) *Error {
 	if sub != containment {
 		return nil
 	}
-	var parent graph.VertexID
-	if t >= b.n0 {
-		parent = b.parentNew[t-b.n0]
-	} else {
-		var ok bool
-		if parent, ok = b.parentOld[t]; !ok {
-			parent = graph.NoVertex
-			for _, h := range b.g.In(t) {
-				if h.Subsystem == graph.Containment {
-					parent = h.Other
-					break
-				}
-			}
-		}
-	}
+	parent := b.containmentParent(t)
 	if parent != graph.NoVertex {
 		return strictEdgeErr(j, "a second containment parent for "+b.name(t)+": "+b.name(s)+" (it is in "+b.name(parent)+")",
 			"unpack_edge: "+b.name(t)+" already has a containment parent ("+b.name(parent)+"); edge from "+b.name(s)+".\n")

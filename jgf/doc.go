@@ -58,6 +58,13 @@
 //     vertices below a node share its rank, so only nodes are compared;
 //     Read leaves a document's ranks alone).
 //
+// Older documents that list each containment edge in both directions
+// (parent to child, then child to parent with the relation "in"), as
+// fluxion-go's own test data does, load in both readers: Fluxion's keeps
+// both edges, the strict reader skips each upward edge (one whose target
+// path is its source path's parent) once it checked the downward edge is
+// there, and builds the tree (see Options.Fluxion).
+//
 // Before that, it reports the same errors as Fluxion's, in the same order.
 // A Document remembers the Options it was parsed with, and Load applies
 // them (Options.Load overrides them).
@@ -148,7 +155,10 @@
 // The shorthand writer (NewShorthandWriter) leaves out every vertex and
 // edge whose parent was taken exclusively (the exclusive parent stands for
 // its whole subtree) and then adds "writer": "fluxion:jgf_shorthand" after
-// "graph".
+// "graph". As in Fluxion, the key is sticky: once a rendering of the
+// writer left something out, every later rendering of the same writer
+// carries it, even one that leaves nothing out (use a fresh writer per
+// rendering to get the key only where something was left out).
 //
 // # Rendering quirks kept from Fluxion
 //

@@ -25,8 +25,11 @@ type Writer struct {
 	shorthand bool
 	nodes     []string
 	edges     []string
-	omitted   bool
-	buf       jsonw.Buf
+	// omitted is set when the writer first leaves something out and is
+	// never cleared: like Fluxion's, every later rendering carries the
+	// "writer" key, whether or not it left anything out itself.
+	omitted bool
+	buf     jsonw.Buf
 }
 
 // NewWriter returns a "jgf" writer.
@@ -197,7 +200,7 @@ func (w *Writer) JSON() (string, error) {
 		b.String("fluxion:jgf_shorthand")
 	}
 	b.Close('}')
-	w.nodes, w.edges, w.omitted = w.nodes[:0], w.edges[:0], false
+	w.nodes, w.edges = w.nodes[:0], w.edges[:0]
 	return string(b.B), nil
 }
 

@@ -248,6 +248,27 @@ func TestShorthand(t *testing.T) {
 	if out, _ := w.Render(); strings.Contains(out, "writer") {
 		t.Errorf("writer key without omission: %s", out)
 	}
+	// The key is sticky: once a rendering left something out, every later
+	// rendering of the same writer carries it (Fluxion's writer never
+	// clears its flag).
+	seq := []struct {
+		omit bool // this rendering leaves something out
+		key  bool // it carries the writer key
+	}{{false, false}, {true, true}, {false, true}, {false, true}}
+	w = jgf.NewShorthandWriter()
+	for i, st := range seq {
+		w.Vertex(g, &emit.Vertex{ID: s, Needs: 1, Exclusive: true, ExclParent: false, Level: 3})
+		if st.omit {
+			w.Vertex(g, &emit.Vertex{ID: k, Needs: 1, Exclusive: true, ExclParent: true, Level: 4})
+			w.Edge(g, e(s, k), true)
+		}
+		w.Edge(g, e(n, s), false)
+		w.Vertex(g, &emit.Vertex{ID: n, Needs: 1, Level: 2})
+		out, err := w.Render()
+		if err != nil || strings.Contains(out, `"writer"`) != st.key {
+			t.Errorf("rendering %d (omits %v): %s (%v), want writer key %v", i, st.omit, out, err, st.key)
+		}
+	}
 }
 
 // TestE7Match is examples.md E7: a real match rendered as JGF.

@@ -298,14 +298,35 @@ func (m *Matcher) domTree() bool {
 	b := &m.best
 	if b.treeGen != m.g.Gen()+1 {
 		b.isTree = true
-		for v := 0; v < m.g.NumVertices() && b.isTree; v++ {
+		nv := m.g.NumVertices()
+		parent := make([]graph.VertexID, nv)
+		for v := 0; v < nv && b.isTree; v++ {
 			n := 0
+			parent[v] = graph.NoVertex
 			for _, h := range m.g.In(graph.VertexID(v)) {
 				if h.Subsystem == m.dom {
 					n++
+					parent[v] = h.Other
 				}
 			}
 			b.isTree = n <= 1
+		}
+		// One parent each is a forest only without a cycle (an edge back
+		// to the root, or a ring apart): walks up parents must end.
+		// state: 0 unseen, 1 on the current walk, 2 ends at a root.
+		state := make([]uint8, nv)
+		for v := 0; v < nv && b.isTree; v++ {
+			u := graph.VertexID(v)
+			for u != graph.NoVertex && state[u] == 0 {
+				state[u] = 1
+				u = parent[u]
+			}
+			if u != graph.NoVertex && state[u] == 1 {
+				b.isTree = false
+			}
+			for u := graph.VertexID(v); u != graph.NoVertex && state[u] == 1; u = parent[u] {
+				state[u] = 2
+			}
 		}
 		b.treeGen = m.g.Gen() + 1
 	}

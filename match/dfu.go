@@ -262,6 +262,11 @@ func (m *Matcher) pruneVertex(u graph.VertexID, si int, xin bool, resources []*r
 		m.errno = EBUSY
 		return false
 	}
+	// With the flexible traverser a failed subtree check of a slot entry
+	// does not prune at once: the checks go on and the last slot entry's
+	// result decides (an or-slot alternative that can never fit, listed
+	// last, prunes every vertex; one listed earlier prunes nothing).
+	slotFail := false
 	for _, r := range resources {
 		if r.typ != vx.Type && r.typ != graph.TypeSlot {
 			continue
@@ -269,14 +274,25 @@ func (m *Matcher) pruneVertex(u graph.VertexID, si int, xin bool, resources []*r
 		if r.typ != graph.TypeSlot && !m.byExcl(u, vx, xin, r) {
 			return false
 		}
-		if !m.bySubplan(u, si, r) {
-			if m.flexible && r.typ == graph.TypeSlot {
-				continue
-			}
+		ok := m.bySubplan(u, si, r)
+		if m.flexible && r.typ == graph.TypeSlot {
+			// The errno of a failed check stays set, even when a later
+			// slot entry passes. With Fluxion's errno (emulation or
+			// FluxionQuirks) that is ERANGE for a count above the
+			// filter's total, which a satisfiability probe that then
+			// succeeds reports (allocate_with_satisfiability prints
+			// neither "Unsatisfiable" nor advances the job counter).
+			slotFail = !ok
+			continue
+		}
+		if !ok {
 			return false
 		}
 	}
-	return true
+	if slotFail && m.errno == ERANGE {
+		m.errno = EBUSY
+	}
+	return !slotFail
 }
 
 // byExcl is the exclusivity check (spec traversal.md §6.4).
@@ -334,6 +350,9 @@ func (m *Matcher) bySubplan(u graph.VertexID, si int, r *req) bool {
 	m.work.counts = counts
 	if err := f.Check(m.cur.at, m.cur.duration, counts); err != nil {
 		m.errno = EBUSY
+		if m.flexible && r.typ == graph.TypeSlot && errors.Is(err, planner.ErrRange) && (m.emulate || m.opts.FluxionQuirks) {
+			m.errno = ERANGE
+		}
 		return false
 	}
 	return true
@@ -382,9 +401,12 @@ func (m *Matcher) exploreDynamic(u graph.VertexID, resources []*req, pristine, e
 	sub := m.subs[0]
 	base := len(m.work.tally)
 	for _, r := range resources {
+		// One tally per type; a later request of the same type (or-slot
+		// siblings) replaces the share of an earlier one.
 		dup := false
-		for _, t := range m.work.tally[base:] {
-			if t.t == r.typ {
+		for k := range m.work.tally[base:] {
+			if t := &m.work.tally[base+k]; t.t == r.typ {
+				t.perShare = int64(r.effMax)
 				dup = true
 			}
 		}

@@ -167,6 +167,12 @@
 //     takes the job's allocation spans off every vertex, leaves its tags,
 //     exclusivity and filter spans, and fails (by default Cancel releases
 //     everything such a job holds and succeeds);
+//   - an update from a jgf_shorthand R fails at the first exclusive
+//     vertex with a subtree when the graph's vertex ids are not their
+//     creation indices (a graph read from JGF), keeping that vertex and
+//     what was booked before it under the job, whose update failed (with
+//     FluxionQuirks alone the update fails the same way and books
+//     nothing; by default the subtree is expanded on any graph);
 //   - a booking under a job id that already holds resources is accepted
 //     and loses track of the first booking's spans (resource-query reuses
 //     the id of a match whose output could not be rendered);
@@ -190,6 +196,11 @@
 //     jobs below it), marks every node of an rv1exec R exclusive although
 //     it books the node only when the R lists all its rank's vertices, and
 //     reports a vertex another job holds as EINVAL;
+//   - with the flexible traverser, a top-level or-slot alternative whose
+//     count exceeds a pruning filter's total, checked before the
+//     alternative that decides (the last), leaves ERANGE in errno: an
+//     AllocateWithSatisfiability that is busy now but satisfiable then
+//     fails with ERANGE (ErrInvalid) instead of EBUSY;
 //   - a vertex whose filter span cannot be booked is neither emitted nor
 //     closes its emission level, and the raised level carries over to
 //     later matches and finds;

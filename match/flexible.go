@@ -52,7 +52,10 @@ func (o *orSolver) best(counts []int64) orConfig {
 	}
 	var res orConfig
 	if len(o.slots) == 1 {
-		mfit := int64(o.nslots)
+		// The bound is the slot's effective maximum held as a signed
+		// 32-bit number: an unbounded count (max 2^32-1) is -1 there and
+		// then no slot fits.
+		mfit := int64(int32(o.nslots))
 		for _, e := range o.slots[0].with {
 			q := counts[o.index(e.typ)]
 			c := int64(e.count.Calc(clampU32(q)))
@@ -140,6 +143,10 @@ func (m *Matcher) domOrSlot(u graph.VertexID, slots []*req, nslots uint32, prist
 	cfg := o.best(q)
 	cursors := make([]int, len(o.types))
 	total := cfg.score
+	// The slot egroups are handed to u only when every one of them could be
+	// built: when the cursors run out (the packing counted units, the
+	// egroups are whole vertices) u gets no slot at all.
+	var built []egroup
 	for n := int64(0); n < total && cfg.idx >= 0; n++ {
 		slot := slots[cfg.idx]
 		score := int64(1)
@@ -162,10 +169,13 @@ func (m *Matcher) domOrSlot(u graph.VertexID, slots []*req, nslots uint32, prist
 				taken += eg.count
 			}
 		}
-		dfu.add(sub, graph.TypeSlot, egroup{score: score, count: 1, excl: true, e0: e0, en: int32(len(m.work.erecs)) - e0})
+		built = append(built, egroup{score: score, count: 1, excl: true, e0: e0, en: int32(len(m.work.erecs)) - e0})
 		// The next slot comes from the packing of what is left (for a
 		// single slot kind that is the same configuration again).
 		cfg = o.best(cfg.rem)
+	}
+	for _, eg := range built {
+		dfu.add(sub, graph.TypeSlot, eg)
 	}
 	return 0
 }

@@ -74,7 +74,7 @@ func newMatcher(tb testing.TB, g *graph.Graph, pol string) *Matcher {
 //	list  := tree (";" tree)*
 //	tree  := item ("->" (tree | "(" tree ("," tree)* ")"))?
 //	item  := type "[" count "]" ("x" | "!")?
-//	count := N | MIN ":" MAX ":" OP ":" OPERAND
+//	count := N | N "+" | MIN ":" MAX ":" OP ":" OPERAND   (N+: min N, no max)
 //
 // "x" is exclusive: true, "!" exclusive: false. Slots get label "default".
 
@@ -145,7 +145,14 @@ func (p *jsParser) item() *jsRes {
 	r := &jsRes{Type: p.s[p.pos : p.pos+i]}
 	cnt := p.s[p.pos+i+1 : p.pos+j]
 	p.pos += j + 1
-	if f := strings.Split(cnt, ":"); len(f) == 4 {
+	if mn, ok := strings.CutSuffix(cnt, "+"); ok {
+		// "N+": min N, no max (unbounded).
+		n, err := strconv.Atoi(mn)
+		if err != nil {
+			p.fail("bad count %q", cnt)
+		}
+		r.Count = map[string]any{"min": n}
+	} else if f := strings.Split(cnt, ":"); len(f) == 4 {
 		mn, _ := strconv.Atoi(f[0])
 		mx, _ := strconv.Atoi(f[1])
 		od, _ := strconv.Atoi(f[3])
@@ -199,6 +206,10 @@ func writeYAMLResources(b *strings.Builder, l []*jsRes, ind string) {
 		case int:
 			b.WriteString(ind + "  count: " + strconv.Itoa(c) + "\n")
 		case map[string]any:
+			if _, ok := c["max"]; !ok {
+				fmt.Fprintf(b, "%s  count: {min: %d}\n", ind, c["min"])
+				break
+			}
 			fmt.Fprintf(b, "%s  count: {min: %d, max: %d, operator: \"%s\", operand: %d}\n", ind, c["min"], c["max"], c["operator"], c["operand"])
 		}
 		if r.Exclusive != nil {

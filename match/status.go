@@ -88,9 +88,12 @@ func (m *Matcher) RankStatus(r int64) (st graph.Status, ok bool) {
 // the gofluxion package calls this after loads, attaches and removals.
 func (m *Matcher) CountUpNodes() {
 	n := int64(0)
+	nv := m.g.NumVertices()
 	for _, v := range m.g.ByType(graph.TypeNode) {
 		up := true
-		for u := v; u != graph.NoVertex && up; u = m.domParent(u) {
+		// At most nv steps: a cycle of parents (a graph loaded by
+		// Fluxion's rules) must not loop.
+		for u, k := v, 0; u != graph.NoVertex && up && k <= nv; u, k = m.domParent(u), k+1 {
 			up = m.g.V(u).Status == graph.StatusUp
 		}
 		if up {

@@ -132,8 +132,9 @@ func isRootPath(p string) bool { return strings.Count(p, "/") == 1 }
 
 // UpdateJGF applies an R in JGF form as job jobid running [at, at+duration)
 // (resource-query's `update allocate jgf`). With shorthand, every exclusive
-// vertex stands for its whole containment subtree. On failure nothing is
-// booked. It emits and books exactly the R's vertices; a vertex the R
+// vertex stands for its whole containment subtree (Fluxion cannot expand
+// it on a graph read from JGF, see shorthandBlocked). On failure nothing
+// is booked, unless FluxionFailures keeps Fluxion's half-done booking. It emits and books exactly the R's vertices; a vertex the R
 // marks exclusive needs no other job below it over the window, and one
 // another job holds fails with ErrBusy (see the package doc, "Updates
 // book what they emit"; FluxionQuirks gives Fluxion's answers).
@@ -191,7 +192,19 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 				return busy(v)
 			}
 			if shorthand {
-				for _, d := range m.collectSubtree(v, nil)[1:] {
+				sub := m.collectSubtree(v, nil)[1:]
+				if msg := m.shorthandBlocked(v, sub); msg != "" && !m.exactUpdate() {
+					if m.opts.FluxionFailures {
+						// Fluxion fails here and keeps what it booked so
+						// far, this vertex included, under a job it never
+						// records.
+						m.msg.WriteString(msg)
+						m.errno = EINVAL
+						return m.opError("update")
+					}
+					return fail(msg)
+				}
+				for _, d := range sub {
 					if !m.bookWhole(d, &done) {
 						return busy(d)
 					}
@@ -235,6 +248,35 @@ func (m *Matcher) UpdateJGF(doc *jgf.Document, shorthand bool, jobid uint64, at,
 		return m.opError("update")
 	}
 	return nil
+}
+
+// shorthandBlocked returns Fluxion's error when it cannot expand the
+// exclusive vertex v of a jgf_shorthand R into its subtree sub, else "".
+// Found on Fluxion's outputs (conformance-flex): the expansion works on
+// graphs whose vertices' unique ids are their creation indices (GRUG,
+// hwloc and rv1exec readers) and fails on a JGF-loaded graph (unique ids
+// from the file) with "update_tgt_edge: JGF edge ... not found", after
+// booking v. A leaf (no subtree) is applied as in a plain JGF R.
+func (m *Matcher) shorthandBlocked(v graph.VertexID, sub []graph.VertexID) string {
+	if len(sub) == 0 {
+		return ""
+	}
+	g := m.g
+	if g.V(v).UniqID == int64(v) {
+		ok := true
+		for _, d := range sub {
+			if g.V(d).UniqID != int64(d) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return ""
+		}
+	}
+	d := sub[0]
+	return "update_tgt_edge: JGF edge from " + strconv.FormatInt(g.V(v).UniqID, 10) + " to " +
+		strconv.FormatInt(g.V(d).UniqID, 10) + " not found in resource graph.\n"
 }
 
 // findJGFVertex finds the graph vertex a JGF node of an R describes; msg is

@@ -396,8 +396,9 @@ func (c *cli) matchOne(op match.Op, file string, data []byte) bool {
 		if !skipRest {
 			s, rerr := c.w.Render()
 			if rerr != nil {
-				c.errf("match_allocate: ERROR: match writer emit: %s\n", match.EINVAL)
-				rc, errno, skipRest = -1, match.EINVAL, true
+				errno = renderErrno(rerr)
+				c.errf("match_allocate: ERROR: match writer emit: %s\n", errno)
+				rc, skipRest = -1, true
 			} else {
 				rendered = s
 			}

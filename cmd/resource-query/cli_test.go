@@ -58,6 +58,12 @@ func TestGolden(t *testing.T) {
 			"set-property /demo0/rack0/node0 novalue", "set-property /demo0/rack0/node0 perf=fast",
 			"get-property /demo0/rack0/node0", "get-property /demo0/rack0", "quit",
 		}, "\n")},
+		// A rendering that fails for a vertex without edges fails the
+		// match with ENOENT ("Unsatisfiable request", counter kept), and
+		// its content, kept for the next rendering, fails that one too.
+		{"render-enoent", []string{"-F", "jgf_shorthand"}, strings.Join([]string{
+			"match allocate testdata/jobspecs/cluster-exclusive.yaml", "match allocate testdata/jobspecs/core.yaml", "quit",
+		}, "\n")},
 		{"status", []string{"-P", "high"}, strings.Join([]string{
 			"set-status /demo0/rack1 down", "get-status /demo0/rack1", "match allocate testdata/jobspecs/nodes-exclusive.yaml",
 			"match allocate testdata/jobspecs/nodes-exclusive.yaml", "find status=down", "set-status /demo0/rack1 up",

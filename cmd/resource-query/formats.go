@@ -94,3 +94,13 @@ func (c *cli) cmdFind(args []string) {
 	c.outf("INFO: EXPRESSION=\"%s\"\n", expr)
 	c.outf("INFO: =============================\n")
 }
+
+// renderErrno is the errno of a failed rendering: a JGF graph with vertices
+// but no edges fails with ENOENT (a match then prints "Unsatisfiable
+// request"), everything else with EINVAL.
+func renderErrno(err error) match.Errno {
+	if errors.Is(err, jgf.ErrSingleVertex) {
+		return match.ENOENT
+	}
+	return match.EINVAL
+}

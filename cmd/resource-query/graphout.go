@@ -21,7 +21,7 @@ func (c *cli) writeGraph() int {
 		fmt.Fprintf(c.stderr, "ERROR: can't write the graph: %v\n", err)
 		return 1
 	}
-	opts := picture.Options{Subsystem: c.g.SubsystemName(c.m.Dominant()), Schedule: c.m}
+	opts := picture.Options{Subsystem: c.g.SubsystemName(c.m.Dominant()), Schedule: c.m, Full: true}
 	if c.o.graphFormat == "graphml" {
 		err = picture.GraphML(f, c.g, opts)
 	} else {

@@ -30,7 +30,8 @@ type Job struct {
 // service) with no other change.
 type Dispatcher struct {
 	m gofluxion.Interface
-	// Calls counts the Matcher operations (Match and Cancel).
+	// Calls counts the Matcher operations (Match and Cancel; not the
+	// expire sweep).
 	Calls int
 }
 
@@ -84,6 +85,24 @@ func (d *Dispatcher) finish(j *Job) error {
 	d.Calls++
 	if err := d.m.Cancel(j.ID); err != nil {
 		return fmt.Errorf("finish job %d: %w", j.ID, err)
+	}
+	return nil
+}
+
+// expire sweeps the jobs whose booked window (their walltime) has ended:
+// a job holds its resources until it is canceled, even past its end (as
+// in Fluxion), so one whose end event were missed would block its cores
+// for ever. Here finish cancels every job at its real end, before its
+// walltime, so the sweep must find nothing: it reports a job it had to
+// free as an error. A scheduler fed by real events calls
+// gofluxion.ExpireJobs at every tick. It is not counted in Calls.
+func (d *Dispatcher) expire(now int64) error {
+	ids, err := gofluxion.ExpireJobs(d.m, now)
+	if err != nil {
+		return fmt.Errorf("expire: %w", err)
+	}
+	if len(ids) > 0 {
+		return fmt.Errorf("jobs %v outlived their walltime without an end event", ids)
 	}
 	return nil
 }

@@ -80,6 +80,9 @@ func Simulate(c Cluster, trace []TraceJob, p Policy, matchPolicy string) (*Resul
 		if err != nil {
 			return nil, err
 		}
+		if err := d.expire(now); err != nil {
+			return nil, err
+		}
 		for next < len(jobs) && jobs[next].Submit <= now {
 			queue = append(queue, jobs[next])
 			next++

@@ -12,6 +12,7 @@ import (
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/emit"
 	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/jgf"
 	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/match"
 	"github.com/gofluxion/gofluxion/policy"
@@ -697,9 +698,19 @@ func (cli *ReapiClient) Clone() (*ReapiClient, error) {
 	return &ReapiClient{ctx: &reapiCtx{rq: &n}}, nil
 }
 
-// readGraph is gofluxion.ReadGraph, except that an rv1exec nodelist that
-// names a host twice loads, as in Fluxion (the library refuses it).
+// fluxionJGF is the JGF reader of InitContext (see readGraph).
+var fluxionJGF = jgf.Options{Fluxion: true}
+
+// readGraph is gofluxion.ReadGraph, except that it loads what Fluxion
+// loads where the library refuses it: JGF by Fluxion's rules (see
+// jgf.Options.Fluxion) and an rv1exec nodelist that names a host twice.
 func readGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+	if format == gofluxion.FormatJGF || format == gofluxion.FormatJGFShorthand {
+		// Fluxion's acceptance: two-way edge lists (fluxion-go's own
+		// test data), cycles, second parents and wrapped sizes load as
+		// in Fluxion, and the matcher answers as Fluxion does on them.
+		return fluxionJGF.Read(data)
+	}
 	if format == gofluxion.FormatRV1Exec || format == gofluxion.FormatRV1ExecForce {
 		if g, err := rv1.ReadExec(data); err == nil {
 			return g, nil

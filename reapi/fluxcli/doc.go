@@ -65,6 +65,12 @@
 //     {"matcher_policy": "lonode"} with a JGF graph); XML is GRUG, or
 //     hwloc when its root element is <topology>. Today's C++ Fluxion reads
 //     GRUG there and fails on JGF. An explicit load_format always wins.
+//   - JGF loads by Fluxion's rules (jgf.Options.Fluxion), as Fluxion's
+//     reapi loads it: older documents that list every edge in both
+//     directions (fluxion-go's own pkg/fluxcli/data/tiny.json), cycles,
+//     second containment parents and wrapped sizes included, and the
+//     matches on them are Fluxion's. The root package's reader refuses
+//     all but the two-way lists, whose upward edges it skips.
 //   - UpdateAllocate and PartialCancel accept a bare JGF as R (a document
 //     with a "graph" object and no RFC 20 "execution" part), as older
 //     Fluxion did, whatever the load format. Today's C++ Fluxion fails

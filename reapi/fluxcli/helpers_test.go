@@ -61,6 +61,41 @@ func renderJGFWithout(t testing.TB, g *graph.Graph, skip graph.VertexID) string 
 	return out
 }
 
+// renderJGFPreorder renders a whole graph as a JGF document listing the
+// vertices in pre-order, which is buildCluster's creation order: a graph
+// loaded from it has unique ids equal to the creation indices.
+func renderJGFPreorder(t testing.TB, g *graph.Graph) string {
+	t.Helper()
+	w := jgf.NewWriter()
+	var walk func(v graph.VertexID, level int)
+	walk = func(v graph.VertexID, level int) {
+		w.Vertex(g, &emit.Vertex{ID: v, Needs: g.V(v).Size, Exclusive: true, Level: level})
+		for _, h := range g.Out(v) {
+			if h.Subsystem == graph.Containment {
+				walk(h.Other, level+1)
+				w.Edge(g, h.Edge, true)
+			}
+		}
+	}
+	walk(g.Root(graph.Containment), 1)
+	out, err := w.Render()
+	if err != nil {
+		t.Fatalf("rendering the graph as JGF: %v", err)
+	}
+	return out
+}
+
+// newClientFrom is newClient on the given JGF document.
+func newClientFrom(t testing.TB, doc, extra string) *fluxcli.ReapiClient {
+	t.Helper()
+	opts := `{"load_format": "jgf", ` + extra + "}"
+	cli := fluxcli.NewReapiClient()
+	if err := cli.InitContext(doc, opts); err != nil {
+		t.Fatalf("InitContext(%s): %v\n%s", opts, err, cli.GetErrMsg())
+	}
+	return cli
+}
+
 // clusterJGF is the JGF of buildCluster(nodes, cores).
 func clusterJGF(t testing.TB, nodes, cores int) string {
 	return renderJGF(t, buildCluster(nodes, cores))

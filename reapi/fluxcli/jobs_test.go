@@ -64,24 +64,51 @@ func TestUpdateAllocate(t *testing.T) {
 		R          string
 		at         int64
 		busyUntil  int64 // a node job fits again at this time (0: never)
+		// preorder loads the graph from a JGF listing its vertices in
+		// creation order (unique ids = creation indices, as a GRUG,
+		// hwloc or rv1exec graph has); Fluxion expands a shorthand R's
+		// exclusive vertex only on such a graph.
+		preorder bool
+		// shorthandFails: Fluxion cannot expand the R's exclusive node
+		// (graph loaded from a post-order JGF): the update fails and,
+		// unlike Fluxion's, books nothing.
+		shorthandFails bool
 	}{
-		{"rv1 envelope: scheduling JGF", "jgf", rv1, 0, 3600},
-		{"rv1_nosched envelope: rv1exec", "jgf", rv1NoSched, 0, 3600},
-		{"rv1_shorthand envelope", "jgf", shorthand, 0, 3600},
-		{"writer fluxion", "jgf", writer("fluxion"), 0, 3600},
-		{"writer fluxion:", "jgf", writer("fluxion:"), 0, 3600},
-		{"writer fluxion:jgf", "jgf", writer("fluxion:jgf"), 0, 3600},
-		{"writer null", "jgf", writer(nil), 0, 3600},
-		{"starttime and expiration", "jgf", timed, 100, 160},
-		{"no expiration: whole window", "jgf", noExpiration, 0, 0},
-		{"expiration before starttime: whole window", "jgf", expiredFirst, 0, 0},
-		{"bare JGF in the load format", "jgf", bareJGF, 0, 0},
-		{"bare jgf_shorthand, jgf_shorthand load format", "jgf_shorthand", matchR(t, "jgf_shorthand", spec), 0, 0},
+		{"rv1 envelope: scheduling JGF", "jgf", rv1, 0, 3600, false, false},
+		{"rv1_nosched envelope: rv1exec", "jgf", rv1NoSched, 0, 3600, false, false},
+		{"rv1_shorthand envelope", "jgf", shorthand, 0, 3600, false, true},
+		{"rv1_shorthand envelope, graph in creation order", "jgf", shorthand, 0, 3600, true, false},
+		{"writer fluxion", "jgf", writer("fluxion"), 0, 3600, false, false},
+		{"writer fluxion:", "jgf", writer("fluxion:"), 0, 3600, false, false},
+		{"writer fluxion:jgf", "jgf", writer("fluxion:jgf"), 0, 3600, false, false},
+		{"writer null", "jgf", writer(nil), 0, 3600, false, false},
+		{"starttime and expiration", "jgf", timed, 100, 160, false, false},
+		{"no expiration: whole window", "jgf", noExpiration, 0, 0, false, false},
+		{"expiration before starttime: whole window", "jgf", expiredFirst, 0, 0, false, false},
+		{"bare JGF in the load format", "jgf", bareJGF, 0, 0, false, false},
+		{"bare jgf_shorthand, jgf_shorthand load format", "jgf_shorthand", matchR(t, "jgf_shorthand", spec), 0, 0, false, true},
+		{"bare jgf_shorthand, graph in creation order", "jgf_shorthand", matchR(t, "jgf_shorthand", spec), 0, 0, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cli := newClient(t, 1, 4, `"load_format": "`+tc.loadFormat+`", "match_format": "simple"`)
+			opts := `"load_format": "` + tc.loadFormat + `", "match_format": "simple"`
+			cli := newClient(t, 1, 4, opts)
+			if tc.preorder {
+				cli = newClientFrom(t, renderJGFPreorder(t, buildCluster(1, 4)), opts)
+			}
 			at, ov, Rout, err := cli.UpdateAllocate(7, tc.R)
+			if tc.shorthandFails {
+				wantErr(t, "UpdateAllocate", err, match.EINVAL,
+					"update_allocate: ERROR: update_tgt_edge: JGF edge from 1 to 2 not found in resource graph.\n")
+				if _, _, _, _, err := cli.Info(7); !errors.Is(err, fluxcli.ErrNotFound) {
+					t.Errorf("Info(7) after the failed update: %v, want ErrNotFound", err)
+				}
+				// Nothing was booked (Fluxion keeps the node booked).
+				if _, _, rat, _, _, err := cli.MatchAllocate(false, nodeJobspec(1, 10)); err != nil || rat != 0 {
+					t.Errorf("node job after the failed update: at %d, %v; want allocated now", rat, err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("UpdateAllocate: %v\n%s", err, cli.GetErrMsg())
 			}

@@ -13,6 +13,12 @@
 // until the deadline. Each mutating call carries the client's id and a
 // sequence number, and the service answers a retried call from its session
 // table, so a retry never applies an operation twice.
+//
+// Options.CA, Cert and Key make the connection TLS (mutual TLS with a
+// certificate), Options.Token sends a bearer token; the service
+// authorises each call by the role they map to (see the service README,
+// "Secure deployment"). A refused certificate is not retried:
+// HandshakeFailed tells it apart.
 package client
 
 import (
@@ -26,17 +32,21 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/picture"
+	"github.com/gofluxion/gofluxion/service/internal/tlsutil"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -53,13 +63,30 @@ type Options struct {
 	// which may lag the leader's (default: queries go to the leader and
 	// see every acknowledged operation).
 	StaleReads bool
-	// DialOptions are added to the gRPC dial options (the default is an
-	// insecure connection).
+	// DialOptions are added to the gRPC dial options, after the transport
+	// credentials (plaintext, or TLS with CA, Cert and Key; a
+	// grpc.WithTransportCredentials here overrides them).
 	DialOptions []grpc.DialOption
 	// ID identifies the client for deduplication (default random). Two
 	// live clients must not share one.
 	ID string
+	// CA, Cert and Key are PEM files: with CA (or Cert), the client talks
+	// TLS and verifies the server's certificate against CA (the system
+	// roots without it); with Cert and Key it presents that certificate
+	// (mutual TLS). The files are reloaded when they change. Empty: a
+	// plaintext connection (a server on loopback).
+	CA, Cert, Key string
+	// Token is a bearer token sent with every call (it needs TLS).
+	Token string
 }
+
+type bearer string
+
+func (t bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(t)}, nil
+}
+
+func (bearer) RequireTransportSecurity() bool { return true }
 
 // Client is a connection to a matcher service (one server, or the
 // replicas of a replicated one). It is safe for concurrent use.
@@ -72,6 +99,7 @@ type Client struct {
 	leader atomic.Int32
 	seq    atomic.Uint64
 	types  atomic.Pointer[[]string]
+	creds  credentials.TransportCredentials
 
 	flight   sync.Mutex
 	inflight map[uint64]bool // seqs sent and not yet answered
@@ -100,7 +128,20 @@ func Dial(addrs []string, opts ...Options) (*Client, error) {
 		_, _ = rand.Read(b[:])
 		o.ID = hex.EncodeToString(b[:])
 	}
-	c := &Client{opts: o, inflight: map[uint64]bool{}}
+	c := &Client{opts: o, inflight: map[uint64]bool{}, creds: insecure.NewCredentials()}
+	if o.CA != "" || o.Cert != "" || o.Key != "" {
+		r, err := tlsutil.NewReloader(tlsutil.Files{CA: o.CA, Cert: o.Cert, Key: o.Key})
+		if err != nil {
+			return nil, fmt.Errorf("client: %w", err)
+		}
+		c.creds = r.Credentials()
+	}
+	if o.Token != "" {
+		if o.CA == "" && o.Cert == "" {
+			return nil, fmt.Errorf("client: a bearer token needs TLS (give a CA): %w", gofluxion.ErrInvalid)
+		}
+		c.opts.DialOptions = append([]grpc.DialOption{grpc.WithPerRPCCredentials(bearer(o.Token))}, c.opts.DialOptions...)
+	}
 	for _, a := range addrs {
 		if _, err := c.conn(a); err != nil {
 			c.Close()
@@ -117,7 +158,7 @@ func (c *Client) conn(addr string) (int, error) {
 	if i := slices.Index(c.addrs, addr); i >= 0 {
 		return i, nil
 	}
-	dopts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, c.opts.DialOptions...)
+	dopts := append([]grpc.DialOption{grpc.WithTransportCredentials(c.creds)}, c.opts.DialOptions...)
 	cc, err := grpc.NewClient(addr, dopts...)
 	if err != nil {
 		return 0, fmt.Errorf("client: %s: %w", addr, err)
@@ -155,13 +196,31 @@ func (c *Client) Close() error {
 // ID returns the client's id (its operations' Op.client).
 func (c *Client) ID() string { return c.opts.ID }
 
-// retryable reports whether an RPC error may be retried on a replica.
+// retryable reports whether an RPC error may be retried on a replica. A
+// failed TLS handshake (a certificate the other side refuses) is not:
+// retrying will not mend it.
 func retryable(err error) bool {
+	if HandshakeFailed(err) {
+		return false
+	}
 	switch status.Code(err) {
 	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.ResourceExhausted, codes.Canceled:
 		return true
 	}
 	return false
+}
+
+// HandshakeFailed reports whether err is a TLS handshake that failed
+// because of a certificate: the server refused this client's, or the
+// client the server's.
+func HandshakeFailed(err error) bool {
+	if status.Code(err) != codes.Unavailable {
+		return false
+	}
+	m := status.Convert(err).Message()
+	// A certificate refused, by either side; not a connection lost during
+	// the handshake (a replica going down), which is retried.
+	return strings.Contains(m, "tls: ") || strings.Contains(m, "x509: ")
 }
 
 // call runs f on the leader (or any replica for stale reads), retrying as
@@ -235,8 +294,14 @@ func (c *Client) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 		delete(c.inflight, op.Seq)
 		c.flight.Unlock()
 	}()
-	// An operation is retried for at most half the server's retry
-	// window after its first attempt (wire.RetryWindow).
+	// The caller's deadline, else Options.Timeout, as for every call; and
+	// an operation is retried for at most half the server's retry window
+	// after its first attempt (wire.RetryWindow), whichever ends first.
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
+		defer cancel()
+	}
 	ctx, cancel := context.WithTimeout(ctx, wire.RetryWindow/2)
 	defer cancel()
 	var res *pb.Result
@@ -303,7 +368,8 @@ func (c *Client) Cluster(ctx context.Context) (*pb.ClusterInfo, error) {
 }
 
 // Join asks the leader to add the replica id, whose Raft transport is at
-// raftAddr and gRPC server at grpcAddr, as a voter.
+// raftAddr and gRPC server at grpcAddr: as a non-voter, which the leader
+// promotes to voter once it has caught up (admin role).
 func (c *Client) Join(ctx context.Context, id, raftAddr, grpcAddr string) (*pb.ClusterInfo, error) {
 	var res *pb.ClusterInfo
 	q := &pb.JoinRequest{Id: id, RaftAddress: raftAddr, GrpcAddress: grpcAddr}
@@ -462,7 +528,7 @@ func (b *Bound) SetStatus(path string, up bool) error {
 }
 
 func jobOf(j *pb.Job) gofluxion.Job {
-	return gofluxion.Job{ID: j.GetId(), State: gofluxion.JobState(j.GetState()), Start: j.GetStart(), End: j.GetEnd(), Overhead: time.Duration(j.GetOverheadNs())}
+	return gofluxion.Job{ID: j.GetId(), State: gofluxion.JobState(j.GetState()), Start: j.GetStart(), End: j.GetEnd(), Overhead: time.Duration(j.GetOverheadNs()), Nodes: j.GetNodes()}
 }
 
 // Attach grows the service's graph with a JGF subgraph (Matcher.Attach).
@@ -525,6 +591,43 @@ func (b *Bound) FindAt(criteria, format string, now int64) (string, error) {
 		return "", err
 	}
 	return res.GetText(), nil
+}
+
+// UsageAt implements gofluxion.Interface: Matcher.Usage on the server.
+func (b *Bound) UsageAt(at int64) ([]gofluxion.Usage, error) {
+	res, err := b.c.query(b.ctx, &pb.QueryRequest{Kind: &pb.QueryRequest_Usage{Usage: &pb.Usage{At: at}}})
+	if err != nil {
+		return nil, err
+	}
+	var out []gofluxion.Usage
+	if err := json.Unmarshal(res.GetUsage(), &out); err != nil {
+		return nil, fmt.Errorf("client: usage: %v: %w", err, gofluxion.ErrInvalid)
+	}
+	return out, nil
+}
+
+// WriteDOT implements gofluxion.Interface: Matcher.WriteDOT on the server,
+// with the server's schedule (opts.Schedule is not sent).
+func (b *Bound) WriteDOT(w io.Writer, opts picture.Options) error {
+	return b.picture(w, opts, "dot")
+}
+
+// WriteGraphML is WriteDOT in GraphML (Matcher.WriteGraphML).
+func (b *Bound) WriteGraphML(w io.Writer, opts picture.Options) error {
+	return b.picture(w, opts, "graphml")
+}
+
+func (b *Bound) picture(w io.Writer, opts picture.Options, format string) error {
+	o, err := json.Marshal(opts)
+	if err != nil {
+		return fmt.Errorf("client: picture options: %v: %w", err, gofluxion.ErrInvalid)
+	}
+	res, err := b.c.query(b.ctx, &pb.QueryRequest{Kind: &pb.QueryRequest_Picture{Picture: &pb.Picture{Options: o, Format: format}}})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, res.GetText())
+	return err
 }
 
 // Status implements gofluxion.Interface.
@@ -611,6 +714,17 @@ func (c *Client) FindAt(criteria, format string, now int64) (string, error) {
 
 // Status implements gofluxion.Interface.
 func (c *Client) Status(path string) (bool, error) { return c.bg().Status(path) }
+
+// UsageAt implements gofluxion.Interface.
+func (c *Client) UsageAt(at int64) ([]gofluxion.Usage, error) { return c.bg().UsageAt(at) }
+
+// WriteDOT implements gofluxion.Interface.
+func (c *Client) WriteDOT(w io.Writer, opts picture.Options) error { return c.bg().WriteDOT(w, opts) }
+
+// WriteGraphML is WriteDOT in GraphML.
+func (c *Client) WriteGraphML(w io.Writer, opts picture.Options) error {
+	return c.bg().WriteGraphML(w, opts)
+}
 
 // SetStatus implements gofluxion.Interface.
 func (c *Client) SetStatus(path string, up bool) error { return c.bg().SetStatus(path, up) }

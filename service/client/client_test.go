@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/jobspec"
+	"github.com/gofluxion/gofluxion/picture"
 	"github.com/gofluxion/gofluxion/service/client"
 	"github.com/gofluxion/gofluxion/service/internal/testserver"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
@@ -389,5 +391,48 @@ tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
 	st, err := c.Stats()
 	if err != nil || st.Jobs != 0 || len(seen) != workers*pairs {
 		t.Fatalf("%d cancels answered, %d jobs left (%v)", len(seen), st.Jobs, err)
+	}
+}
+
+// Usage, the picture and the job table's nodes are on gofluxion.Interface:
+// the client answers as the in-process matcher does (issue 21, item 4).
+func TestUsageAndPictureRemote(t *testing.T) {
+	local, _ := demo()
+	remote := startRemote(t)
+	for i, m := range []gofluxion.Interface{local, remote} {
+		for _, y := range []string{fmt.Sprintf(socketJob, 12, 3600), fmt.Sprintf(socketJob, 16, 600), fmt.Sprintf(socketJob, 16, 600)} {
+			if _, err := m.Match(gofluxion.AllocateOrElseReserve, spec(t, m, y), 0); err != nil {
+				t.Fatalf("impl %d: %v", i, err)
+			}
+		}
+	}
+	for _, at := range []int64{0, 3600} {
+		lu, _ := local.UsageAt(at)
+		ru, err := remote.UsageAt(at)
+		if err != nil || fmt.Sprint(lu) != fmt.Sprint(ru) || len(lu) == 0 {
+			t.Errorf("UsageAt(%d): local %v, remote %v, %v", at, lu, ru, err)
+		}
+		for _, o := range []picture.Options{{At: at}, {At: at, Root: "/demo0/rack1", Depth: 1, MaxJobs: 1}, {At: at, Full: true}} {
+			var lb, rb bytes.Buffer
+			lerr, rerr := local.WriteDOT(&lb, o), remote.WriteDOT(&rb, o)
+			if lerr != nil || rerr != nil || lb.String() != rb.String() || !strings.Contains(rb.String(), "digraph") {
+				t.Errorf("WriteDOT(%+v): local %v, remote %v\n%s\n%s", o, lerr, rerr, lb.String(), rb.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := remote.WriteDOT(&b, picture.Options{Root: "/nope"}); !errors.Is(err, gofluxion.ErrInvalid) {
+		t.Errorf("remote WriteDOT of a missing root: %v", err)
+	}
+	lj, _ := local.JobTable()
+	rj, err := remote.JobTable()
+	for i := range lj {
+		lj[i].Overhead = 0
+	}
+	for i := range rj {
+		rj[i].Overhead = 0
+	}
+	if err != nil || !slices.Equal(lj, rj) || lj[0].Nodes == "" {
+		t.Errorf("job tables: local %+v, remote %+v, %v", lj, rj, err)
 	}
 }

@@ -965,6 +965,8 @@ type QueryRequest struct {
 	//	*QueryRequest_Status
 	//	*QueryRequest_Types
 	//	*QueryRequest_Stat
+	//	*QueryRequest_Usage
+	//	*QueryRequest_Picture
 	Kind          isQueryRequest_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1086,6 +1088,24 @@ func (x *QueryRequest) GetStat() *Stat {
 	return nil
 }
 
+func (x *QueryRequest) GetUsage() *Usage {
+	if x != nil {
+		if x, ok := x.Kind.(*QueryRequest_Usage); ok {
+			return x.Usage
+		}
+	}
+	return nil
+}
+
+func (x *QueryRequest) GetPicture() *Picture {
+	if x != nil {
+		if x, ok := x.Kind.(*QueryRequest_Picture); ok {
+			return x.Picture
+		}
+	}
+	return nil
+}
+
 type isQueryRequest_Kind interface {
 	isQueryRequest_Kind()
 }
@@ -1122,6 +1142,14 @@ type QueryRequest_Stat struct {
 	Stat *Stat `protobuf:"bytes,17,opt,name=stat,proto3,oneof"`
 }
 
+type QueryRequest_Usage struct {
+	Usage *Usage `protobuf:"bytes,18,opt,name=usage,proto3,oneof"`
+}
+
+type QueryRequest_Picture struct {
+	Picture *Picture `protobuf:"bytes,19,opt,name=picture,proto3,oneof"`
+}
+
 func (*QueryRequest_Info) isQueryRequest_Kind() {}
 
 func (*QueryRequest_Jobs) isQueryRequest_Kind() {}
@@ -1137,6 +1165,10 @@ func (*QueryRequest_Status) isQueryRequest_Kind() {}
 func (*QueryRequest_Types) isQueryRequest_Kind() {}
 
 func (*QueryRequest_Stat) isQueryRequest_Kind() {}
+
+func (*QueryRequest_Usage) isQueryRequest_Kind() {}
+
+func (*QueryRequest_Picture) isQueryRequest_Kind() {}
 
 type Info struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1490,6 +1522,105 @@ func (*Stat) Descriptor() ([]byte, []int) {
 	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{21}
 }
 
+// Usage asks for gofluxion.Matcher.Usage at a time.
+type Usage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	At            int64                  `protobuf:"varint,1,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Usage) Reset() {
+	*x = Usage{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Usage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Usage) ProtoMessage() {}
+
+func (x *Usage) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Usage.ProtoReflect.Descriptor instead.
+func (*Usage) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *Usage) GetAt() int64 {
+	if x != nil {
+		return x.At
+	}
+	return 0
+}
+
+// Picture asks for gofluxion.Matcher.WriteDOT ("dot") or WriteGraphML
+// ("graphml") with the JSON of a picture.Options.
+type Picture struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Options       []byte                 `protobuf:"bytes,1,opt,name=options,proto3" json:"options,omitempty"`
+	Format        string                 `protobuf:"bytes,2,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Picture) Reset() {
+	*x = Picture{}
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Picture) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Picture) ProtoMessage() {}
+
+func (x *Picture) ProtoReflect() protoreflect.Message {
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Picture.ProtoReflect.Descriptor instead.
+func (*Picture) Descriptor() ([]byte, []int) {
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Picture) GetOptions() []byte {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *Picture) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
 type Stats struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vertices      int64                  `protobuf:"varint,1,opt,name=vertices,proto3" json:"vertices,omitempty"`
@@ -1501,7 +1632,7 @@ type Stats struct {
 
 func (x *Stats) Reset() {
 	*x = Stats{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1513,7 +1644,7 @@ func (x *Stats) String() string {
 func (*Stats) ProtoMessage() {}
 
 func (x *Stats) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[22]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1526,7 +1657,7 @@ func (x *Stats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Stats.ProtoReflect.Descriptor instead.
 func (*Stats) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{22}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Stats) GetVertices() int64 {
@@ -1557,13 +1688,14 @@ type Job struct {
 	Start         int64                  `protobuf:"varint,3,opt,name=start,proto3" json:"start,omitempty"`
 	End           int64                  `protobuf:"varint,4,opt,name=end,proto3" json:"end,omitempty"`
 	OverheadNs    int64                  `protobuf:"varint,5,opt,name=overhead_ns,json=overheadNs,proto3" json:"overhead_ns,omitempty"`
+	Nodes         string                 `protobuf:"bytes,6,opt,name=nodes,proto3" json:"nodes,omitempty"` // gofluxion.Job.Nodes
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1575,7 +1707,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[23]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1588,7 +1720,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{23}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Job) GetId() uint64 {
@@ -1626,24 +1758,32 @@ func (x *Job) GetOverheadNs() int64 {
 	return 0
 }
 
+func (x *Job) GetNodes() string {
+	if x != nil {
+		return x.Nodes
+	}
+	return ""
+}
+
 type QueryResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Error         *Error                 `protobuf:"bytes,1,opt,name=error,proto3" json:"error,omitempty"`
 	Index         uint64                 `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"` // the last applied index the answer reflects
 	Job           *Job                   `protobuf:"bytes,3,opt,name=job,proto3" json:"job,omitempty"`
 	Jobs          []*Job                 `protobuf:"bytes,4,rep,name=jobs,proto3" json:"jobs,omitempty"`
-	Text          string                 `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`               // Find
+	Text          string                 `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`               // Find, Picture
 	Explanation   []byte                 `protobuf:"bytes,6,opt,name=explanation,proto3" json:"explanation,omitempty"` // JSON of gofluxion.Explanation
 	Up            bool                   `protobuf:"varint,7,opt,name=up,proto3" json:"up,omitempty"`
 	Types         []string               `protobuf:"bytes,8,rep,name=types,proto3" json:"types,omitempty"`
 	Stats         *Stats                 `protobuf:"bytes,9,opt,name=stats,proto3" json:"stats,omitempty"`
+	Usage         []byte                 `protobuf:"bytes,10,opt,name=usage,proto3" json:"usage,omitempty"` // JSON of []gofluxion.Usage
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *QueryResponse) Reset() {
 	*x = QueryResponse{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1655,7 +1795,7 @@ func (x *QueryResponse) String() string {
 func (*QueryResponse) ProtoMessage() {}
 
 func (x *QueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[24]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1668,7 +1808,7 @@ func (x *QueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryResponse.ProtoReflect.Descriptor instead.
 func (*QueryResponse) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{24}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *QueryResponse) GetError() *Error {
@@ -1734,6 +1874,13 @@ func (x *QueryResponse) GetStats() *Stats {
 	return nil
 }
 
+func (x *QueryResponse) GetUsage() []byte {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
 type SnapshotRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Stale         bool                   `protobuf:"varint,1,opt,name=stale,proto3" json:"stale,omitempty"`
@@ -1743,7 +1890,7 @@ type SnapshotRequest struct {
 
 func (x *SnapshotRequest) Reset() {
 	*x = SnapshotRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1755,7 +1902,7 @@ func (x *SnapshotRequest) String() string {
 func (*SnapshotRequest) ProtoMessage() {}
 
 func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[25]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1768,7 +1915,7 @@ func (x *SnapshotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SnapshotRequest.ProtoReflect.Descriptor instead.
 func (*SnapshotRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{25}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SnapshotRequest) GetStale() bool {
@@ -1787,7 +1934,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1799,7 +1946,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[26]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1812,7 +1959,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{26}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Chunk) GetData() []byte {
@@ -1830,7 +1977,7 @@ type ClusterRequest struct {
 
 func (x *ClusterRequest) Reset() {
 	*x = ClusterRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1842,7 +1989,7 @@ func (x *ClusterRequest) String() string {
 func (*ClusterRequest) ProtoMessage() {}
 
 func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[27]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1855,7 +2002,7 @@ func (x *ClusterRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterRequest.ProtoReflect.Descriptor instead.
 func (*ClusterRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{27}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
 }
 
 type Member struct {
@@ -1869,7 +2016,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +2028,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[28]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +2041,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{28}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Member) GetId() string {
@@ -1933,7 +2080,7 @@ type ClusterInfo struct {
 
 func (x *ClusterInfo) Reset() {
 	*x = ClusterInfo{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1945,7 +2092,7 @@ func (x *ClusterInfo) String() string {
 func (*ClusterInfo) ProtoMessage() {}
 
 func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[29]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1958,7 +2105,7 @@ func (x *ClusterInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClusterInfo.ProtoReflect.Descriptor instead.
 func (*ClusterInfo) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{29}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ClusterInfo) GetId() string {
@@ -2021,7 +2168,7 @@ type JoinRequest struct {
 
 func (x *JoinRequest) Reset() {
 	*x = JoinRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2033,7 +2180,7 @@ func (x *JoinRequest) String() string {
 func (*JoinRequest) ProtoMessage() {}
 
 func (x *JoinRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[30]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2193,7 @@ func (x *JoinRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
 func (*JoinRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{30}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *JoinRequest) GetId() string {
@@ -2079,7 +2226,7 @@ type LeaveRequest struct {
 
 func (x *LeaveRequest) Reset() {
 	*x = LeaveRequest{}
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2091,7 +2238,7 @@ func (x *LeaveRequest) String() string {
 func (*LeaveRequest) ProtoMessage() {}
 
 func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_gofluxion_v1_matcher_proto_msgTypes[31]
+	mi := &file_gofluxion_v1_matcher_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2104,7 +2251,7 @@ func (x *LeaveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveRequest.ProtoReflect.Descriptor instead.
 func (*LeaveRequest) Descriptor() ([]byte, []int) {
-	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{31}
+	return file_gofluxion_v1_matcher_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LeaveRequest) GetId() string {
@@ -2178,7 +2325,7 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\n" +
 	"allocation\x18\x03 \x01(\fR\n" +
 	"allocation\x12\x12\n" +
-	"\x04full\x18\x04 \x01(\bR\x04full\"\xa3\x03\n" +
+	"\x04full\x18\x04 \x01(\bR\x04full\"\x83\x04\n" +
 	"\fQueryRequest\x12\x14\n" +
 	"\x05stale\x18\x01 \x01(\bR\x05stale\x12(\n" +
 	"\x04info\x18\n" +
@@ -2189,7 +2336,9 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\vsatisfiable\x18\x0e \x01(\v2\x19.gofluxion.v1.SatisfiableH\x00R\vsatisfiable\x12.\n" +
 	"\x06status\x18\x0f \x01(\v2\x14.gofluxion.v1.StatusH\x00R\x06status\x12+\n" +
 	"\x05types\x18\x10 \x01(\v2\x13.gofluxion.v1.TypesH\x00R\x05types\x12(\n" +
-	"\x04stat\x18\x11 \x01(\v2\x12.gofluxion.v1.StatH\x00R\x04statB\x06\n" +
+	"\x04stat\x18\x11 \x01(\v2\x12.gofluxion.v1.StatH\x00R\x04stat\x12+\n" +
+	"\x05usage\x18\x12 \x01(\v2\x13.gofluxion.v1.UsageH\x00R\x05usage\x121\n" +
+	"\apicture\x18\x13 \x01(\v2\x15.gofluxion.v1.PictureH\x00R\apictureB\x06\n" +
 	"\x04kind\"\x16\n" +
 	"\x04Info\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\x06\n" +
@@ -2206,18 +2355,24 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\x06Status\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\"\a\n" +
 	"\x05Types\"\x06\n" +
-	"\x04Stat\"M\n" +
+	"\x04Stat\"\x17\n" +
+	"\x05Usage\x12\x0e\n" +
+	"\x02at\x18\x01 \x01(\x03R\x02at\";\n" +
+	"\aPicture\x12\x18\n" +
+	"\aoptions\x18\x01 \x01(\fR\aoptions\x12\x16\n" +
+	"\x06format\x18\x02 \x01(\tR\x06format\"M\n" +
 	"\x05Stats\x12\x1a\n" +
 	"\bvertices\x18\x01 \x01(\x03R\bvertices\x12\x14\n" +
 	"\x05edges\x18\x02 \x01(\x03R\x05edges\x12\x12\n" +
-	"\x04jobs\x18\x03 \x01(\x03R\x04jobs\"t\n" +
+	"\x04jobs\x18\x03 \x01(\x03R\x04jobs\"\x8a\x01\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\x05R\x05state\x12\x14\n" +
 	"\x05start\x18\x03 \x01(\x03R\x05start\x12\x10\n" +
 	"\x03end\x18\x04 \x01(\x03R\x03end\x12\x1f\n" +
 	"\voverhead_ns\x18\x05 \x01(\x03R\n" +
-	"overheadNs\"\xa3\x02\n" +
+	"overheadNs\x12\x14\n" +
+	"\x05nodes\x18\x06 \x01(\tR\x05nodes\"\xb9\x02\n" +
 	"\rQueryResponse\x12)\n" +
 	"\x05error\x18\x01 \x01(\v2\x13.gofluxion.v1.ErrorR\x05error\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x04R\x05index\x12#\n" +
@@ -2227,7 +2382,9 @@ const file_gofluxion_v1_matcher_proto_rawDesc = "" +
 	"\vexplanation\x18\x06 \x01(\fR\vexplanation\x12\x0e\n" +
 	"\x02up\x18\a \x01(\bR\x02up\x12\x14\n" +
 	"\x05types\x18\b \x03(\tR\x05types\x12)\n" +
-	"\x05stats\x18\t \x01(\v2\x13.gofluxion.v1.StatsR\x05stats\"'\n" +
+	"\x05stats\x18\t \x01(\v2\x13.gofluxion.v1.StatsR\x05stats\x12\x14\n" +
+	"\x05usage\x18\n" +
+	" \x01(\fR\x05usage\"'\n" +
 	"\x0fSnapshotRequest\x12\x14\n" +
 	"\x05stale\x18\x01 \x01(\bR\x05stale\"\x1b\n" +
 	"\x05Chunk\x12\x12\n" +
@@ -2271,7 +2428,7 @@ func file_gofluxion_v1_matcher_proto_rawDescGZIP() []byte {
 	return file_gofluxion_v1_matcher_proto_rawDescData
 }
 
-var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_gofluxion_v1_matcher_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*Op)(nil),              // 0: gofluxion.v1.Op
 	(*Genesis)(nil),         // 1: gofluxion.v1.Genesis
@@ -2295,16 +2452,18 @@ var file_gofluxion_v1_matcher_proto_goTypes = []any{
 	(*Status)(nil),          // 19: gofluxion.v1.Status
 	(*Types)(nil),           // 20: gofluxion.v1.Types
 	(*Stat)(nil),            // 21: gofluxion.v1.Stat
-	(*Stats)(nil),           // 22: gofluxion.v1.Stats
-	(*Job)(nil),             // 23: gofluxion.v1.Job
-	(*QueryResponse)(nil),   // 24: gofluxion.v1.QueryResponse
-	(*SnapshotRequest)(nil), // 25: gofluxion.v1.SnapshotRequest
-	(*Chunk)(nil),           // 26: gofluxion.v1.Chunk
-	(*ClusterRequest)(nil),  // 27: gofluxion.v1.ClusterRequest
-	(*Member)(nil),          // 28: gofluxion.v1.Member
-	(*ClusterInfo)(nil),     // 29: gofluxion.v1.ClusterInfo
-	(*JoinRequest)(nil),     // 30: gofluxion.v1.JoinRequest
-	(*LeaveRequest)(nil),    // 31: gofluxion.v1.LeaveRequest
+	(*Usage)(nil),           // 22: gofluxion.v1.Usage
+	(*Picture)(nil),         // 23: gofluxion.v1.Picture
+	(*Stats)(nil),           // 24: gofluxion.v1.Stats
+	(*Job)(nil),             // 25: gofluxion.v1.Job
+	(*QueryResponse)(nil),   // 26: gofluxion.v1.QueryResponse
+	(*SnapshotRequest)(nil), // 27: gofluxion.v1.SnapshotRequest
+	(*Chunk)(nil),           // 28: gofluxion.v1.Chunk
+	(*ClusterRequest)(nil),  // 29: gofluxion.v1.ClusterRequest
+	(*Member)(nil),          // 30: gofluxion.v1.Member
+	(*ClusterInfo)(nil),     // 31: gofluxion.v1.ClusterInfo
+	(*JoinRequest)(nil),     // 32: gofluxion.v1.JoinRequest
+	(*LeaveRequest)(nil),    // 33: gofluxion.v1.LeaveRequest
 }
 var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
 	2,  // 0: gofluxion.v1.Op.match:type_name -> gofluxion.v1.Match
@@ -2326,28 +2485,30 @@ var file_gofluxion_v1_matcher_proto_depIdxs = []int32{
 	19, // 16: gofluxion.v1.QueryRequest.status:type_name -> gofluxion.v1.Status
 	20, // 17: gofluxion.v1.QueryRequest.types:type_name -> gofluxion.v1.Types
 	21, // 18: gofluxion.v1.QueryRequest.stat:type_name -> gofluxion.v1.Stat
-	11, // 19: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
-	23, // 20: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
-	23, // 21: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
-	22, // 22: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
-	28, // 23: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
-	0,  // 24: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
-	13, // 25: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
-	25, // 26: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
-	27, // 27: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
-	30, // 28: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
-	31, // 29: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
-	12, // 30: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
-	24, // 31: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
-	26, // 32: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
-	29, // 33: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
-	29, // 34: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
-	29, // 35: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
-	30, // [30:36] is the sub-list for method output_type
-	24, // [24:30] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	22, // 19: gofluxion.v1.QueryRequest.usage:type_name -> gofluxion.v1.Usage
+	23, // 20: gofluxion.v1.QueryRequest.picture:type_name -> gofluxion.v1.Picture
+	11, // 21: gofluxion.v1.QueryResponse.error:type_name -> gofluxion.v1.Error
+	25, // 22: gofluxion.v1.QueryResponse.job:type_name -> gofluxion.v1.Job
+	25, // 23: gofluxion.v1.QueryResponse.jobs:type_name -> gofluxion.v1.Job
+	24, // 24: gofluxion.v1.QueryResponse.stats:type_name -> gofluxion.v1.Stats
+	30, // 25: gofluxion.v1.ClusterInfo.members:type_name -> gofluxion.v1.Member
+	0,  // 26: gofluxion.v1.Matcher.Apply:input_type -> gofluxion.v1.Op
+	13, // 27: gofluxion.v1.Matcher.Query:input_type -> gofluxion.v1.QueryRequest
+	27, // 28: gofluxion.v1.Matcher.Snapshot:input_type -> gofluxion.v1.SnapshotRequest
+	29, // 29: gofluxion.v1.Matcher.Cluster:input_type -> gofluxion.v1.ClusterRequest
+	32, // 30: gofluxion.v1.Matcher.Join:input_type -> gofluxion.v1.JoinRequest
+	33, // 31: gofluxion.v1.Matcher.Leave:input_type -> gofluxion.v1.LeaveRequest
+	12, // 32: gofluxion.v1.Matcher.Apply:output_type -> gofluxion.v1.Result
+	26, // 33: gofluxion.v1.Matcher.Query:output_type -> gofluxion.v1.QueryResponse
+	28, // 34: gofluxion.v1.Matcher.Snapshot:output_type -> gofluxion.v1.Chunk
+	31, // 35: gofluxion.v1.Matcher.Cluster:output_type -> gofluxion.v1.ClusterInfo
+	31, // 36: gofluxion.v1.Matcher.Join:output_type -> gofluxion.v1.ClusterInfo
+	31, // 37: gofluxion.v1.Matcher.Leave:output_type -> gofluxion.v1.ClusterInfo
+	32, // [32:38] is the sub-list for method output_type
+	26, // [26:32] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_gofluxion_v1_matcher_proto_init() }
@@ -2376,6 +2537,8 @@ func file_gofluxion_v1_matcher_proto_init() {
 		(*QueryRequest_Status)(nil),
 		(*QueryRequest_Types)(nil),
 		(*QueryRequest_Stat)(nil),
+		(*QueryRequest_Usage)(nil),
+		(*QueryRequest_Picture)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2383,7 +2546,7 @@ func file_gofluxion_v1_matcher_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_gofluxion_v1_matcher_proto_rawDesc), len(file_gofluxion_v1_matcher_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   32,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -48,7 +48,7 @@ func startReplicas(t *testing.T, n int, extra ...string) []*replica {
 
 // info asks one replica about itself (nil when it does not answer).
 func info(addr string) *pb.ClusterInfo {
-	c, err := client.Dial([]string{addr}, client.Options{Timeout: time.Second, AttemptTimeout: time.Second})
+	c, err := client.Dial([]string{addr}, withCreds(client.Options{Timeout: time.Second, AttemptTimeout: time.Second}))
 	if err != nil {
 		return nil
 	}
@@ -111,12 +111,20 @@ func committedLog(t *testing.T, dir string) []*raft.Log {
 // is ever booked twice at overlapping times; and all three replicas' Find
 // outputs and job tables are byte-identical to an in-process replay of
 // the committed log.
+//
+// It runs with mutual TLS on gRPC and on the Raft transport, with roles:
+// the replicas' certificate is admin, the clients' scheduler.
 func TestFailoverNoLostDecisions(t *testing.T) {
 	const nclients, perClient = 8, 1250
 	if testing.Short() {
 		t.Skip("three processes and 10,000 operations")
 	}
-	rs := startReplicas(t, 3, "-snapshot-every", "1000000")
+	p := newPKI(t)
+	useCreds(t, client.Options{CA: p.ca.File, Cert: p.sched.Cert, Key: p.sched.Key})
+	rs := startReplicas(t, 3, "-snapshot-every", "1000000", "-ca", p.ca.File, "-cert", p.server.Cert, "-key", p.server.Key, "-roles", p.roles)
+	if l := rs[0].d.log.String(); !strings.Contains(l, "TLS, clients authorised") {
+		t.Fatalf("not serving TLS with roles:\n%s", l)
+	}
 	addrs := []string{rs[0].grpc, rs[1].grpc, rs[2].grpc}
 	leader(t, rs, nil)
 
@@ -177,7 +185,7 @@ func TestFailoverNoLostDecisions(t *testing.T) {
 	}
 	states := map[string]*client.Client{}
 	for _, r := range rs {
-		c, err := client.Dial([]string{r.grpc}, client.Options{StaleReads: true})
+		c, err := client.Dial([]string{r.grpc}, withCreds(client.Options{StaleReads: true}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,6 +26,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// creds are the credentials of the tests' clients (CA, certificate, key,
+// token): empty for plaintext; a test that runs its servers with TLS sets
+// them with useCreds. The process tests are not parallel.
+var creds client.Options
+
+// useCreds makes the test's clients use o's credentials until it ends.
+func useCreds(t testing.TB, o client.Options) {
+	old := creds
+	creds = client.Options{CA: o.CA, Cert: o.Cert, Key: o.Key, Token: o.Token}
+	t.Cleanup(func() { creds = old })
+}
+
+// withCreds adds the tests' credentials to o.
+func withCreds(o client.Options) client.Options {
+	o.CA, o.Cert, o.Key, o.Token = creds.CA, creds.Cert, creds.Key, creds.Token
+	return o
+}
+
 // freePort returns a loopback address that was free a moment ago.
 func freePort(t testing.TB) string {
 	t.Helper()
@@ -102,7 +120,7 @@ func (d *daemon) kill(sig syscall.Signal) {
 // waitServing waits until the daemon answers Cluster.
 func (d *daemon) waitServing(timeout time.Duration) {
 	d.t.Helper()
-	c, err := client.Dial([]string{d.addr}, client.Options{Timeout: timeout, AttemptTimeout: time.Second})
+	c, err := client.Dial([]string{d.addr}, withCreds(client.Options{Timeout: timeout, AttemptTimeout: time.Second}))
 	if err != nil {
 		d.t.Fatal(err)
 	}

@@ -77,6 +77,16 @@ type ReplicatedOptions struct {
 	// MaxEntryOps bounds the operations proposed in one log entry
 	// (default MaxEntryOps; 1 proposes every operation alone).
 	MaxEntryOps int
+	// Security, when its TLS has a CA, runs the Raft transport over
+	// mutual TLS: every peer presents a certificate the CA verifies,
+	// with the admin role. Without a CA, Raft is plaintext (gofluxiond
+	// allows that on loopback only, unless -insecure).
+	Security *Security
+	// PromoteLag is how many entries behind the leader's last index a
+	// joined non-voter may be to be promoted to voter (default 256).
+	PromoteLag uint64
+	// PromoteInterval is how often the leader looks (default 200ms).
+	PromoteInterval time.Duration
 
 	// For tests: an existing transport and stores (in memory).
 	Transport raft.Transport
@@ -99,6 +109,11 @@ type Replicated struct {
 	// misconfigured: the command line differs from the Genesis.
 	misconfigured error
 	prop          *proposer
+
+	progress  *progress     // the leader's view of the peers' match indexes
+	stop      chan struct{} // closed by Close
+	promoted  chan struct{} // closed when the promoter has stopped
+	closeOnce sync.Once
 }
 
 type fsm struct{ st *state.State }
@@ -139,7 +154,14 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 	if o.LogLevel == "" {
 		o.LogLevel = "warn"
 	}
-	b := &Replicated{opts: o, st: state.New(nil, o.Sessions), grpc: map[string]string{}, done: make(chan struct{})}
+	if o.PromoteLag == 0 {
+		o.PromoteLag = 256
+	}
+	if o.PromoteInterval <= 0 {
+		o.PromoteInterval = 200 * time.Millisecond
+	}
+	b := &Replicated{opts: o, st: state.New(nil, o.Sessions), grpc: map[string]string{}, done: make(chan struct{}),
+		progress: &progress{match: map[raft.ServerID]seen{}}, stop: make(chan struct{}), promoted: make(chan struct{})}
 	for _, p := range o.Peers {
 		b.grpc[p.ID] = p.GRPCAddr
 	}
@@ -177,9 +199,12 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		if snaps, err = raft.NewFileSnapshotStoreWithLogger(o.Dir, 2, logger); err != nil {
 			return nil, err
 		}
-		if o.RaftAdvertise == "" {
+		switch {
+		case o.Security != nil && o.Security.TLS != nil && o.Security.TLS.HasCA():
+			trans, err = tlsTransport(o.RaftAddr, o.RaftAdvertise, o.Security, logger)
+		case o.RaftAdvertise == "":
 			trans, err = raft.NewTCPTransportWithLogger(o.RaftAddr, nil, 3, 10*time.Second, logger)
-		} else {
+		default:
 			trans, err = namedTransport(o.RaftAddr, o.RaftAdvertise, logger)
 		}
 		if err != nil {
@@ -214,7 +239,7 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 			}
 		}
 	}
-	r, err := raft.NewRaft(conf, &fsm{b.st}, logs, stable, snaps, trans)
+	r, err := raft.NewRaft(conf, &fsm{b.st}, logs, stable, snaps, track(trans, b.progress))
 	if err != nil {
 		return nil, err
 	}
@@ -225,6 +250,7 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 	b.prop = &proposer{r: r, in: make(chan *proposal, 4096), stop: b.done, timeout: o.ApplyTimeout, maxOps: o.MaxEntryOps}
 	go b.prop.run()
 	go b.genesisWhenLeader()
+	go b.promoter(o.PromoteInterval, logger)
 	return b, nil
 }
 
@@ -477,13 +503,35 @@ func (b *Replicated) Cluster() *pb.ClusterInfo {
 	return info
 }
 
-// Join implements Backend: adds a voter (leader only).
+// Join implements Backend (leader only): adds the replica as a
+// non-voter, which the leader promotes to voter once it has caught up
+// (see membership.go). Joining a voter again at its address does
+// nothing; moving a voter to another address is refused (an unreachable
+// one would take its vote away): Leave it first.
 func (b *Replicated) Join(ctx context.Context, id, raftAddr, grpcAddr string) error {
 	if b.r.State() != raft.Leader {
 		return b.notLeader()
 	}
-	if err := b.r.AddVoter(raft.ServerID(id), raft.ServerAddress(raftAddr), 0, b.opts.ApplyTimeout).Error(); err != nil {
-		return status.Error(codes.Unavailable, fmt.Sprintf("add voter %s: %v", id, err))
+	if id == "" || raftAddr == "" {
+		return status.Error(codes.InvalidArgument, "join: the replica's id and Raft address are required")
+	}
+	f := b.r.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return status.Error(codes.Unavailable, fmt.Sprintf("join %s: %v", id, err))
+	}
+	voter := false
+	for _, s := range f.Configuration().Servers {
+		if string(s.ID) == id && s.Suffrage == raft.Voter {
+			if string(s.Address) != raftAddr {
+				return status.Error(codes.FailedPrecondition, fmt.Sprintf("join: %s is a voter at %s, not %s: Leave it first", id, s.Address, raftAddr))
+			}
+			voter = true
+		}
+	}
+	if !voter {
+		if err := b.r.AddNonvoter(raft.ServerID(id), raft.ServerAddress(raftAddr), f.Index(), b.opts.ApplyTimeout).Error(); err != nil {
+			return status.Error(codes.Unavailable, fmt.Sprintf("add non-voter %s: %v", id, err))
+		}
 	}
 	b.mu.Lock()
 	b.grpc[id] = grpcAddr
@@ -510,7 +558,8 @@ func (b *Replicated) Ready() bool {
 
 // Close implements Backend.
 func (b *Replicated) Close() error {
-	close(b.done)
+	b.closeOnce.Do(func() { close(b.done); close(b.stop) })
+	<-b.promoted
 	err := b.r.Shutdown().Error()
 	if c, ok := b.trans.(io.Closer); ok {
 		c.Close()

@@ -55,6 +55,11 @@ func Main(args []string, stderr io.Writer) int {
 		logger.Print(err)
 		return 2
 	}
+	sec, err := c.security()
+	if err != nil {
+		logger.Print(err)
+		return 2
+	}
 	initial := func() (*gofluxion.Matcher, error) {
 		var g, err = loadGraph(*graphFile, c.types)
 		if err != nil {
@@ -97,7 +102,7 @@ func Main(args []string, stderr io.Writer) int {
 		}
 		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, RaftAdvertise: *raftAdv, GRPCAddr: *advertise,
 			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
-			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics, Sessions: sessions, Config: cfg, Given: c.given})
+			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics, Sessions: sessions, Config: cfg, Given: c.given, Security: sec})
 		if err != nil {
 			logger.Print(err)
 			return 1
@@ -114,7 +119,9 @@ func Main(args []string, stderr io.Writer) int {
 		return 1
 	}
 	applyMemoryLimit()
-	gs := grpc.NewServer(limitOptions(c.maxInflight, c.maxStreams, metrics)...)
+	// Authentication first: a caller without credentials is refused before
+	// its request is weighed.
+	gs := grpc.NewServer(append(sec.ServerOptions(), limitOptions(c.maxInflight, c.maxStreams, metrics)...)...)
 	pb.RegisterMatcherServer(gs, &Service{B: b, Metrics: metrics})
 	go gs.Serve(lis)
 	var hs *http.Server
@@ -131,9 +138,19 @@ func Main(args []string, stderr io.Writer) int {
 		if *raftAdv != "" {
 			ra = *raftAdv
 		}
-		go joinCluster(logger, *join, *id, ra, *advertise)
+		go joinCluster(logger, sec, *join, *id, ra, *advertise)
 	}
-	logger.Printf("serving %s mode on %s", *mode, lis.Addr())
+	how := "plaintext, no authentication (loopback only, or -insecure)"
+	if sec.TLS != nil {
+		how = "TLS"
+		if !sec.Auth.Open() {
+			how = "TLS, clients authorised by certificate or token"
+		}
+	}
+	logger.Printf("serving %s mode on %s (%s)", *mode, lis.Addr(), how)
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go sec.Watch(logger.Printf, 2*time.Second, stopWatch)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
@@ -162,6 +179,27 @@ type config struct {
 	sessionAge                                           time.Duration
 	maxInflight                                          int64
 	maxStreams                                           int
+	ca, cert, key, roles                                 string
+	insecure                                             bool
+}
+
+// security checks the credentials flags against the addresses: nothing
+// listens beyond loopback without credentials unless -insecure is given.
+func (c *config) security() (*Security, error) {
+	sec, err := NewSecurity(c.ca, c.cert, c.key, c.roles)
+	if err != nil {
+		return nil, err
+	}
+	if c.insecure {
+		return sec, nil
+	}
+	if !isLoopback(c.listen) && !sec.Credentialed() {
+		return nil, fmt.Errorf("refusing to listen on %s without credentials: give -cert and -key, and -ca (client certificates) or -roles (tokens), or -insecure to serve anyone who can reach it", c.listen)
+	}
+	if c.mode == "raft" && !isLoopback(c.raftAddr) && (sec.TLS == nil || !sec.TLS.HasCA()) {
+		return nil, fmt.Errorf("refusing to bind the Raft transport on %s without mutual TLS: give -cert, -key and -ca, or -insecure", c.raftAddr)
+	}
+	return sec, nil
 }
 
 // parseArgs parses gofluxiond's command line.
@@ -193,6 +231,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.sessionAge, "session-max-age", state.MaxAge, "a session unused for this long (log time) expires; at least 10m, the retry window (the same on every replica)")
 	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 0, "request bytes the server holds at once; past it RPCs are refused with RESOURCE_EXHAUSTED and clients retry (default: an eighth of the memory limit, at most 4 GiB)")
 	fs.IntVar(&c.maxStreams, "max-streams", MaxStreamsPerConn, "concurrent RPCs per client connection")
+	fs.StringVar(&c.ca, "ca", "", "PEM CA bundle that verifies client and peer certificates (mutual TLS); with -cert and -key, the Raft transport runs over mutual TLS too")
+	fs.StringVar(&c.cert, "cert", "", "PEM certificate of this replica (gRPC server, Raft peer, and client when it joins); reloaded when it changes")
+	fs.StringVar(&c.key, "key", "", "PEM private key of -cert")
+	fs.StringVar(&c.roles, "roles", "", "roles file: which certificate names and bearer tokens are admin, scheduler or reader (see README); without it every certificate -ca verifies is admin")
+	fs.BoolVar(&c.insecure, "insecure", false, "allow listening beyond loopback without credentials (anyone who reaches the port may do anything)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -247,9 +290,9 @@ func parsePeers(s string) ([]Peer, error) {
 
 // joinCluster asks the member at addr (or the leader it names) to add this
 // replica, until it succeeds.
-func joinCluster(logger *log.Logger, addr, id, raftAddr, grpcAddr string) {
+func joinCluster(logger *log.Logger, sec *Security, addr, id, raftAddr, grpcAddr string) {
 	for delay := 100 * time.Millisecond; ; delay = min(2*delay, 5*time.Second) {
-		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecureCreds()))
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(sec.DialCredentials()))
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			var tr trailer

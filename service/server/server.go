@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/picture"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
 	"github.com/gofluxion/gofluxion/service/state"
@@ -236,6 +238,12 @@ func (s *Service) Query(ctx context.Context, q *pb.QueryRequest) (*pb.QueryRespo
 		kind = "stat"
 		st := m.Stat()
 		out.Stats = &pb.Stats{Vertices: int64(st.Vertices), Edges: int64(st.Edges), Jobs: int64(st.Jobs)}
+	case *pb.QueryRequest_Usage:
+		kind = "usage"
+		out.Usage, qerr = json.Marshal(m.Usage(k.Usage.GetAt()))
+	case *pb.QueryRequest_Picture:
+		kind = "picture"
+		out.Text, qerr = drawPicture(m, k.Picture)
 	default:
 		qerr = fmt.Errorf("unknown query: %w", gofluxion.ErrInvalid)
 	}
@@ -302,7 +310,7 @@ func (s *Service) Leave(ctx context.Context, q *pb.LeaveRequest) (*pb.ClusterInf
 }
 
 func jobPB(j gofluxion.Job) *pb.Job {
-	return &pb.Job{Id: j.ID, State: int32(j.State), Start: j.Start, End: j.End, OverheadNs: int64(j.Overhead)}
+	return &pb.Job{Id: j.ID, State: int32(j.State), Start: j.Start, End: j.End, OverheadNs: int64(j.Overhead), Nodes: j.Nodes}
 }
 
 // HTTPHandler serves /healthz (the process runs), /readyz (the backend
@@ -321,4 +329,26 @@ func HTTPHandler(b Backend, m *Metrics) http.Handler {
 		mux.Handle("/metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
 	}
 	return mux
+}
+
+// drawPicture draws m as a Picture query asks (its options are the JSON
+// of a picture.Options; the matcher's own schedule is used).
+func drawPicture(m *gofluxion.Matcher, q *pb.Picture) (string, error) {
+	var o picture.Options
+	if len(q.GetOptions()) > 0 {
+		if err := json.Unmarshal(q.GetOptions(), &o); err != nil {
+			return "", fmt.Errorf("picture options: %v: %w", err, gofluxion.ErrInvalid)
+		}
+	}
+	var b strings.Builder
+	var err error
+	switch q.GetFormat() {
+	case "", "dot":
+		err = m.WriteDOT(&b, o)
+	case "graphml":
+		err = m.WriteGraphML(&b, o)
+	default:
+		err = fmt.Errorf("picture format %q (want dot or graphml): %w", q.GetFormat(), gofluxion.ErrInvalid)
+	}
+	return b.String(), err
 }

@@ -51,7 +51,7 @@ func runClients(t testing.TB, addrs []string, nclients, perClient int, onAck fun
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := client.Dial(addrs, client.Options{Timeout: 3 * time.Minute, AttemptTimeout: 2 * time.Second})
+			c, err := client.Dial(addrs, withCreds(client.Options{Timeout: 3 * time.Minute, AttemptTimeout: 2 * time.Second}))
 			if err != nil {
 				errs <- err
 				return

@@ -21,6 +21,12 @@ type Server struct {
 // Start serves a stand-alone backend with its state in dir, starting from
 // initial, on a free loopback port.
 func Start(dir string, initial func() (*gofluxion.Matcher, error)) (*Server, error) {
+	return StartWith(dir, initial)
+}
+
+// StartWith is Start with gRPC server options (TLS, interceptors: see
+// server.Security.ServerOptions).
+func StartWith(dir string, initial func() (*gofluxion.Matcher, error), opts ...grpc.ServerOption) (*Server, error) {
 	b, err := server.OpenStandalone(server.StandaloneOptions{Dir: dir, Initial: initial})
 	if err != nil {
 		return nil, err
@@ -30,7 +36,7 @@ func Start(dir string, initial func() (*gofluxion.Matcher, error)) (*Server, err
 		b.Close()
 		return nil, err
 	}
-	gs := grpc.NewServer()
+	gs := grpc.NewServer(opts...)
 	pb.RegisterMatcherServer(gs, &server.Service{B: b})
 	go gs.Serve(lis)
 	return &Server{Addr: lis.Addr().String(), Backend: b, gs: gs}, nil
