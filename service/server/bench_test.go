@@ -209,7 +209,7 @@ func BenchmarkOps(b *testing.B) {
 	slices.Sort(names)
 	fmt.Printf("\n| case | ops/s | p99 |\n|---|---|---|\n")
 	for _, n := range names {
-		fmt.Printf("| %s | %.0f | %.1f ms |\n", n, table[n].opss, float64(table[n].p99.Microseconds())/1000)
+		fmt.Printf("| %s | %.0f | %v |\n", n, table[n].opss, table[n].p99.Round(10*time.Microsecond))
 	}
 	fmt.Println()
 }
