@@ -436,3 +436,19 @@ func TestUsageAndPictureRemote(t *testing.T) {
 		t.Errorf("job tables: local %+v, remote %+v, %v", lj, rj, err)
 	}
 }
+
+// TestCallAfterClose: a call on a closed client fails with ErrClosed (it
+// divided by zero before).
+func TestCallAfterClose(t *testing.T) {
+	c, err := client.Dial([]string{"127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := c.Info(1); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("Info after Close: %v, want ErrClosed", err)
+	}
+	if err := c.Cancel(1); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("Cancel after Close: %v, want ErrClosed", err)
+	}
+}
