@@ -48,7 +48,8 @@ const (
 type vrec struct {
 	plan planner.Planner
 	xchk planner.Planner
-	jobs []jobRec         // sorted by job id
+	jobs []jobRec         // sorted by job id; nil when big holds them
+	big  *jobBlocks       // a long list (jobs.go), or nil
 	filt []*planner.Multi // by matcher subsystem index (shorter: none)
 	out  []outEntry       // the stored dynamic child order; nil: derived (childOrder)
 }
@@ -209,15 +210,29 @@ func (s *schedule) filter(si int, v graph.VertexID) rMulti {
 }
 
 // rJobs is a read-only view of a vertex's job records.
-type rJobs struct{ l []jobRec }
+type rJobs struct {
+	l   []jobRec
+	big *jobBlocks
+}
 
-func (r rJobs) Len() int        { return len(r.l) }
-func (r rJobs) At(i int) jobRec { return r.l[i] }
+func (r rJobs) Len() int {
+	if r.big != nil {
+		return r.big.n
+	}
+	return len(r.l)
+}
+
+func (r rJobs) At(i int) jobRec {
+	if r.big != nil {
+		return *r.big.at(i)
+	}
+	return r.l[i]
+}
 
 // jobsOf returns v's job records, sorted by job id.
 func (s *schedule) jobsOf(v graph.VertexID) rJobs {
 	if r := s.rec(v); r != nil {
-		return rJobs{r.jobs}
+		return rJobs{r.jobs, r.big}
 	}
 	return rJobs{}
 }
@@ -226,6 +241,12 @@ func (s *schedule) jobsOf(v graph.VertexID) rJobs {
 func (s *schedule) jobAt(v graph.VertexID, job uint64) (jobRec, bool) {
 	r := s.rec(v)
 	if r == nil {
+		return jobRec{}, false
+	}
+	if r.big != nil {
+		if p := r.big.find(job); p != nil {
+			return *p, true
+		}
 		return jobRec{}, false
 	}
 	if i, ok := findJob(r.jobs, job); ok {
@@ -400,6 +421,9 @@ func (c *vchunk) copyFor(token uint64) *vchunk {
 			jobs = append(jobs, r.jobs...)
 			n.jobs = jobs[len(jobs)-len(r.jobs) : len(jobs) : len(jobs)]
 		}
+		if r.big != nil {
+			n.big = r.big.clone()
+		}
 		if r.out != nil {
 			outs = append(outs, r.out...)
 			n.out = outs[len(outs)-len(r.out) : len(outs) : len(outs)]
@@ -462,6 +486,9 @@ func (s *schedule) wjob(v graph.VertexID, job uint64) *jobRec {
 		return nil
 	}
 	r := s.wrec(v)
+	if r.big != nil {
+		return r.big.find(job)
+	}
 	i, _ := findJob(r.jobs, job)
 	return &r.jobs[i]
 }
@@ -474,6 +501,14 @@ func (s *schedule) newJob(v graph.VertexID, job uint64) *jobRec {
 
 // newJobIn is newJob on r, v's record for a change (from wrec).
 func (s *schedule) newJobIn(r *vrec, v graph.VertexID, job uint64) *jobRec {
+	if r.big != nil {
+		if p := r.big.find(job); p != nil {
+			return p
+		}
+		p := r.big.insert(jobRec{job: job, fspan: -1})
+		s.noteJobVertex(job, v)
+		return p
+	}
 	l := r.jobs
 	lo, ok := findJob(l, job)
 	if ok {
@@ -505,6 +540,10 @@ func (s *schedule) newJobIn(r *vrec, v graph.VertexID, job uint64) *jobRec {
 	if len(l) == 1 {
 		s.refresh(v)
 	}
+	if len(l) > bigJobs {
+		r.big, r.jobs = newJobBlocks(l), nil
+		return r.big.find(job)
+	}
 	return &l[lo]
 }
 
@@ -515,6 +554,13 @@ func (s *schedule) dropIfEmpty(v graph.VertexID, job uint64) {
 		return
 	}
 	r := s.wrec(v)
+	if r.big != nil {
+		if r.big.remove(job); r.big.n == 0 {
+			r.big = nil
+			s.refresh(v)
+		}
+		return
+	}
 	i, _ := findJob(r.jobs, job)
 	r.jobs = append(r.jobs[:i], r.jobs[i+1:]...)
 	if len(r.jobs) == 0 {
@@ -525,7 +571,8 @@ func (s *schedule) dropIfEmpty(v graph.VertexID, job uint64) {
 // clearJobs drops every job record of v.
 func (s *schedule) clearJobs(v graph.VertexID) {
 	if s.jobsOf(v).Len() > 0 {
-		s.wrec(v).jobs = nil
+		r := s.wrec(v)
+		r.jobs, r.big = nil, nil
 		s.refresh(v)
 	}
 }
