@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"fmt"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +46,15 @@ func deepMatcher(b *testing.B, g *graph.Graph, policy string, js *jobspec.Jobspe
 	return m
 }
 
+// cpuTime returns the CPU time the process has used (user + system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // reportLatency reports the median and p99 of lat as ns-p50 and ns-p99.
 func reportLatency(b *testing.B, lat []time.Duration, unit string) {
 	if len(lat) == 0 {
@@ -62,9 +72,8 @@ func reportLatency(b *testing.B, lat []time.Duration, unit string) {
 // rendered to a simple writer, and the cancel of the new job (so the
 // number of live jobs stays the same); ns-match-p50/p99 are the median and
 // p99 of the match alone, ns-cancel-p50 of the cancel, timed with time.Now
-// around each; visits/match counts the vertices the match's walk entered
-// (Matcher.Visits), a measure of work that the machine's load does not
-// blur. Policies first, high, lonode and hinodex (whose one-core
+// around each; cpu-ns/op is the process's CPU time per op (steadier than
+// wall time on a loaded machine, though it includes the collector's). Policies first, high, lonode and hinodex (whose one-core
 // jobs each take a whole node: live jobs are then live/256 layers deep on
 // 256×32).
 func BenchmarkDeepQueue(b *testing.B) {
@@ -83,11 +92,11 @@ func BenchmarkDeepQueue(b *testing.B) {
 					m := deepMatcher(b, g, pol, js, live)
 					w := emit.NewSimple()
 					id := uint64(live)
-					var visits int64
 					mlat := make([]time.Duration, 0, 1<<16)
 					clat := make([]time.Duration, 0, 1<<16)
 					b.ReportAllocs()
 					b.ResetTimer()
+					cpu0 := cpuTime()
 					for i := 0; i < b.N; i++ {
 						id++
 						t0 := time.Now()
@@ -99,8 +108,6 @@ func BenchmarkDeepQueue(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						pre, _ := m.Visits()
-						visits += pre
 						if err := m.Cancel(id); err != nil {
 							b.Fatal(err)
 						}
@@ -110,8 +117,8 @@ func BenchmarkDeepQueue(b *testing.B) {
 						}
 					}
 					b.StopTimer()
+					b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 					reportLatency(b, mlat, "ns-match")
-					b.ReportMetric(float64(visits)/float64(b.N), "visits/match")
 					if len(clat) > 0 {
 						slices.Sort(clat)
 						b.ReportMetric(float64(clat[len(clat)/2].Nanoseconds()), "ns-cancel-p50")
@@ -162,11 +169,13 @@ func BenchmarkBackfillReplan(b *testing.B) {
 			slices.Sort(fresh)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := time.Duration(0)
 			var moved int
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				m := base.Clone()
 				b.StartTimer()
+				cpu0 := cpuTime()
 				moved = 0
 				for id := uint64(cores + 1); id <= live; id++ {
 					if err := m.Cancel(id); err != nil {
@@ -181,12 +190,14 @@ func BenchmarkBackfillReplan(b *testing.B) {
 						moved++
 					}
 				}
+				cpu += cpuTime() - cpu0
 			}
 			b.StopTimer()
 			if moved != 1 {
 				b.Fatalf("%d reservations moved to now, want 1 (the core job 1 freed)", moved)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(live-cores)), "ns/job")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*(live-cores)), "cpu-ns/job")
 			b.ReportMetric(float64(fresh[len(fresh)/2].Nanoseconds()), "ns-fresh")
 		})
 	}
