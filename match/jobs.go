@@ -1,6 +1,10 @@
 package match
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gofluxion/gofluxion/graph"
+)
 
 // Long job lists.
 //
@@ -133,4 +137,136 @@ func (x *jobBlocks) remove(job uint64) {
 		x.b[bi] = blk
 	}
 	x.reindex(bi)
+}
+
+// Long dynamic child orders.
+//
+// A dynamic policy (first) keeps each vertex's children sorted by weight
+// (free units below them) and uniq_id, and moves a child when its weight
+// changes. Under the root of a cluster of many nodes, a node that takes or
+// gives back a core moves past every node of the same weight: one memmove
+// of the whole order per booked or cancelled job, O(nodes). An order
+// longer than bigOrder entries, when sorted (it always is, but for a list
+// that Fluxion's quirks left unsorted, which stays flat), is kept in
+// blocks like a long job list, so a move costs one block.
+
+// bigOrder is a variable for tests.
+var bigOrder = 512
+
+// orderBlocks is a long sorted child order: blocks of 1…2*jobBlock
+// entries.
+type orderBlocks struct {
+	b     [][]outEntry
+	start []int
+	n     int
+}
+
+// sortedOrder reports whether l is strictly sorted by (weight, uniq),
+// both descending.
+func sortedOrder(l []outEntry) bool {
+	for k := 1; k < len(l); k++ {
+		if !outAfter(l[k], l[k-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+func newOrderBlocks(l []outEntry) *orderBlocks {
+	x := &orderBlocks{n: len(l)}
+	for i := 0; i < len(l); i += jobBlock {
+		x.b = append(x.b, append(make([]outEntry, 0, 2*jobBlock), l[i:min(i+jobBlock, len(l))]...))
+	}
+	x.reindex(0)
+	return x
+}
+
+func (x *orderBlocks) clone() *orderBlocks {
+	c := &orderBlocks{b: make([][]outEntry, len(x.b)), start: slices.Clone(x.start), n: x.n}
+	for i, blk := range x.b {
+		c.b[i] = append(make([]outEntry, 0, 2*jobBlock), blk...)
+	}
+	return c
+}
+
+// flatten returns the order as one new list.
+func (x *orderBlocks) flatten() []outEntry {
+	l := make([]outEntry, 0, x.n)
+	for _, blk := range x.b {
+		l = append(l, blk...)
+	}
+	return l
+}
+
+func (x *orderBlocks) reindex(i int) {
+	x.start = x.start[:min(i, len(x.start))]
+	n := 0
+	if i > 0 {
+		n = x.start[i-1] + len(x.b[i-1])
+	}
+	for ; i < len(x.b); i++ {
+		x.start = append(x.start, n)
+		n += len(x.b[i])
+	}
+}
+
+func (x *orderBlocks) at(i int) outEntry {
+	bi, _ := slices.BinarySearch(x.start, i+1)
+	bi--
+	return x.b[bi][i-x.start[bi]]
+}
+
+// locate returns the block and the index in it at which an entry with
+// the key of e is or would be (outPos over the whole order).
+func (x *orderBlocks) locate(e outEntry) (bi, i int) {
+	lo, hi := 0, len(x.b)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if blk := x.b[mid]; outAfter(e, blk[len(blk)-1]) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(x.b) {
+		return lo - 1, len(x.b[lo-1])
+	}
+	return lo, outPos(x.b[lo], e)
+}
+
+// rekey moves the entry of edge e, found by key, to weight w, keeping the
+// order sorted; false (nothing changed) when no entry has that key and
+// edge.
+func (x *orderBlocks) rekey(key outEntry, e graph.EdgeID, w uint64) bool {
+	if x.n == 0 {
+		return false
+	}
+	bi, i := x.locate(key)
+	if i >= len(x.b[bi]) || x.b[bi][i].edge != e {
+		return false
+	}
+	v := x.b[bi][i]
+	v.weight = w
+	if blk := slices.Delete(x.b[bi], i, i+1); len(blk) == 0 && len(x.b) > 1 {
+		x.b = slices.Delete(x.b, bi, bi+1)
+	} else {
+		x.b[bi] = blk
+	}
+	lo := bi
+	if len(x.b[0]) == 0 { // the only block emptied
+		x.b[0] = append(x.b[0], v)
+		x.reindex(0)
+		return true
+	}
+	bj, j := x.locate(v)
+	blk := slices.Insert(x.b[bj], j, v)
+	if len(blk) > 2*jobBlock {
+		hi := append(make([]outEntry, 0, 2*jobBlock), blk[jobBlock:]...)
+		x.b[bj] = append(make([]outEntry, 0, 2*jobBlock), blk[:jobBlock]...)
+		x.b = slices.Insert(x.b, bj+1, hi)
+	} else {
+		x.b[bj] = blk
+	}
+	x.reindex(min(lo, bj))
+	return true
 }

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/gofluxion/gofluxion/emit"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/internal/randstream"
 )
 
 // TestJobBlocksModel checks the block list against a plain sorted slice
@@ -120,8 +123,8 @@ func TestJobBlocksStreams(t *testing.T) {
 	for _, pol := range []string{"first", "high", "lonode"} {
 		wantOut, wantSt := run(pol)
 		func() {
-			defer func(b, j int) { jobBlock, bigJobs = b, j }(jobBlock, bigJobs)
-			jobBlock, bigJobs = 1, 2
+			defer func(b, j, o int) { jobBlock, bigJobs, bigOrder = b, j, o }(jobBlock, bigJobs, bigOrder)
+			jobBlock, bigJobs, bigOrder = 1, 2, 2
 			gotOut, gotSt := run(pol)
 			if gotOut != wantOut {
 				t.Errorf("%s: outputs differ with tiny blocks", pol)
@@ -132,3 +135,52 @@ func TestJobBlocksStreams(t *testing.T) {
 		}()
 	}
 }
+
+// outTarget is a randstream target that renders every selection.
+type outTarget struct {
+	*streamTarget
+	w emit.Writer
+}
+
+func (t *outTarget) Match(kind randstream.Kind, doc string, jobid uint64, now int64) (int64, string, error) {
+	js := t.js[doc]
+	if js == nil {
+		return 0, "", errUnknownType
+	}
+	at, err := t.m.Match(diffOps[kind], js, jobid, now, t.w)
+	s, _ := t.w.Render()
+	return at, s, err
+}
+
+// TestBlocksDifferential replays random mixed streams (attach, remove,
+// status changes, partial cancels included) with the flat job lists and
+// child orders (thresholds beyond any list) and with blocks everywhere
+// (tiny thresholds): the hash of every output must be the same. The flat
+// representation is the oracle of the blocked one.
+func TestBlocksDifferential(t *testing.T) {
+	streams := 40
+	if testing.Short() {
+		streams = 10
+	}
+	hash := func(policy string, seed int64) string {
+		rng := rand.New(rand.NewSource(seed))
+		g := randstream.Graph(rng, randstream.Small)
+		ops := randstream.Ops(rng, 80, len(g.ByType(graph.TypeNode)))
+		m := newMatcher(t, g, policy)
+		h := sha256.New()
+		randstream.Run(&outTarget{newStreamTarget(t, g, m, ops), emit.NewSimple()}, ops, h)
+		return fmt.Sprintf("%x", h.Sum(nil))
+	}
+	defer func(b, j, o int) { jobBlock, bigJobs, bigOrder = b, j, o }(jobBlock, bigJobs, bigOrder)
+	for _, p := range []string{"first", "high", "lonode", "hinodex", "variation"} {
+		for s := int64(1); s <= int64(streams); s++ {
+			jobBlock, bigJobs, bigOrder = 128, 1<<30, 1<<30
+			want := hash(p, 7000+s)
+			jobBlock, bigJobs, bigOrder = int(1+s%3), 2, 2
+			if got := hash(p, 7000+s); got != want {
+				t.Errorf("%s seed %d: blocked lists decide otherwise than flat ones", p, 7000+s)
+			}
+		}
+	}
+}
+

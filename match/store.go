@@ -51,7 +51,9 @@ type vrec struct {
 	jobs []jobRec         // sorted by job id; nil when big holds them
 	big  *jobBlocks       // a long list (jobs.go), or nil
 	filt []*planner.Multi // by matcher subsystem index (shorter: none)
-	out  []outEntry       // the stored dynamic child order; nil: derived (childOrder)
+	out  []outEntry       // the stored dynamic child order; nil: derived (childOrder) or in bigOut
+	// bigOut is a long stored order in blocks (jobs.go), or nil.
+	bigOut *orderBlocks
 }
 
 // vchunk holds the records of chunkSize consecutive vertices.
@@ -275,16 +277,23 @@ type rOrder struct {
 	l   []outEntry
 	out []graph.Half
 	g   *graph.Graph
+	big *orderBlocks
 }
 
 func (r rOrder) Len() int {
 	if r.out != nil {
 		return len(r.out)
 	}
+	if r.big != nil {
+		return r.big.n
+	}
 	return len(r.l)
 }
 
 func (r rOrder) At(i int) outEntry {
+	if r.big != nil {
+		return r.big.at(i)
+	}
 	if r.out != nil {
 		h := r.out[len(r.out)-1-i]
 		return outEntry{weight: math.MaxUint64, uniq: r.g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem}
@@ -292,10 +301,13 @@ func (r rOrder) At(i int) outEntry {
 	return r.l[i]
 }
 
-func (r rOrder) none() bool { return r.l == nil && len(r.out) == 0 }
+func (r rOrder) none() bool { return r.l == nil && len(r.out) == 0 && r.big == nil }
 
 // list returns the order as a new list.
 func (r rOrder) list() []outEntry {
+	if r.big != nil {
+		return r.big.flatten()
+	}
 	if r.out == nil {
 		return slices.Clone(r.l)
 	}
@@ -314,6 +326,9 @@ func (s *schedule) childOrder(u graph.VertexID) rOrder {
 	if !s.dynamic {
 		return rOrder{}
 	}
+	if r := s.rec(u); r != nil && r.bigOut != nil {
+		return rOrder{big: r.bigOut}
+	}
 	if r := s.rec(u); r != nil && r.out != nil {
 		return rOrder{l: r.out}
 	}
@@ -323,7 +338,7 @@ func (s *schedule) childOrder(u graph.VertexID) rOrder {
 // derivedOrder reports whether u's order is derived from its out-edges.
 func (s *schedule) derivedOrder(u graph.VertexID) bool {
 	r := s.rec(u)
-	return r == nil || r.out == nil
+	return r == nil || r.out == nil && r.bigOut == nil
 }
 
 // outIncreasing reports whether out goes to strictly increasing uniq_ids,
@@ -427,6 +442,9 @@ func (c *vchunk) copyFor(token uint64) *vchunk {
 		if r.out != nil {
 			outs = append(outs, r.out...)
 			n.out = outs[len(outs)-len(r.out) : len(outs) : len(outs)]
+		}
+		if r.bigOut != nil {
+			n.bigOut = r.bigOut.clone()
 		}
 		if r.filt != nil {
 			n.filt = make([]*planner.Multi, len(r.filt))
@@ -602,12 +620,18 @@ func (s *schedule) setOrder(u graph.VertexID, l []outEntry) {
 	if l == nil && s.derivedOrder(u) {
 		return
 	}
-	s.wrec(u).out = l
+	r := s.wrec(u)
+	r.out, r.bigOut = l, nil
 }
 
 // worder returns u's order as a list for a change, materializing a
 // derived one.
 func (s *schedule) worder(u graph.VertexID) []outEntry {
+	if r := s.rec(u); r != nil && r.bigOut != nil {
+		w := s.wrec(u)
+		w.out, w.bigOut = w.bigOut.flatten(), nil
+		return w.out
+	}
 	if s.derivedOrder(u) {
 		l := s.childOrder(u).list()
 		if l == nil {
@@ -616,6 +640,25 @@ func (s *schedule) worder(u graph.VertexID) []outEntry {
 		s.wrec(u).out = l
 	}
 	return s.wrec(u).out
+}
+
+// wbigOrder returns u's order for a change when it is kept in blocks, or
+// nil.
+func (s *schedule) wbigOrder(u graph.VertexID) *orderBlocks {
+	if r := s.rec(u); r == nil || r.bigOut == nil {
+		return nil
+	}
+	return s.wrec(u).bigOut
+}
+
+// blockOrder keeps u's stored order in blocks when it is long and sorted.
+func (s *schedule) blockOrder(u graph.VertexID) {
+	r := s.rec(u)
+	if r == nil || len(r.out) <= bigOrder || !sortedOrder(r.out) {
+		return
+	}
+	w := s.wrec(u)
+	w.bigOut, w.out = newOrderBlocks(w.out), nil
 }
 
 // wjx returns the job index for a change.
