@@ -183,4 +183,3 @@ func TestBlocksDifferential(t *testing.T) {
 		}
 	}
 }
-
