@@ -88,7 +88,9 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 	if err != nil {
 		return newError("snapshot", ErrSnapshot, err, "%v", err)
 	}
-	zw := gzip.NewWriter(w)
+	// BestSpeed: the default level spent most of a large snapshot's
+	// time in deflate's match search, for a file about a third smaller.
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	bw := bufio.NewWriter(zw)
 	if err := json.NewEncoder(bw).Encode(&doc); err != nil {
 		return newError("snapshot", ErrSnapshot, err, "%v", err)
