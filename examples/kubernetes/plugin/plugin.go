@@ -410,6 +410,7 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 		return a.Name < b.Name
 	})
 	pending = append([]*v1.Pod{pod}, pending...)
+	pending = p.withPodGroupTopology(pending)
 	bound, inflight := p.c.GroupCounts(members)
 	need := max(minMember-bound-inflight, 1)
 	if len(pending) < need {
