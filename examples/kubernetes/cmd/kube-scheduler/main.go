@@ -16,6 +16,6 @@ import (
 )
 
 func main() {
-	cmd := app.NewSchedulerCommand(app.WithPlugin(plugin.Name, plugin.New))
+	cmd := app.NewSchedulerCommand(app.WithPlugin(plugin.Name, plugin.New), app.WithPlugin(plugin.QueueSortName, plugin.NewQueueSort))
 	os.Exit(cli.Run(cmd))
 }
