@@ -168,6 +168,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("NUMASingle", func(t *testing.T) { numaSingle(t, kube{t: t, cs: cs}, cfg, sched, wait) })
 	t.Run("GangReservation", func(t *testing.T) { gangReservation(t, kube{t: t, cs: cs}, wait) })
 	t.Run("WorkloadGang", func(t *testing.T) { workloadGang(t, kube{t: t, cs: cs}, bin, saCfg, wait) })
+	t.Run("PlacementPlugin", func(t *testing.T) { placementPlugin(t, kube{t: t, cs: cs}, bin, saCfg, wait) })
 	t.Run("DeployedRBAC", func(t *testing.T) { deployedRBAC(t, cs, saCfg, sched) })
 	t.Logf("end to end: %v", time.Since(start).Round(time.Millisecond))
 }

@@ -32,6 +32,9 @@ func startWorkloadScheduler(t *testing.T, bin string, saCfg *rest.Config) *sched
 	s := newScheduler(t, bin, writeKubeconfig(t, saCfg))
 	cfg := strings.Replace(fmt.Sprintf(schedulerConfig, writeKubeconfig(t, saCfg)), "schedulerName: gofluxion\n", "schedulerName: "+workloadSchedulerName+"\n", 1)
 	cfg = strings.Replace(cfg, "resourceName: gofluxion-scheduler", "resourceName: gofluxion-workload-scheduler", 1)
+	// the framework asks only the first PlacementGenerate plugin: ours
+	// alone (the gate adds the in-tree TopologyPlacementGenerator)
+	cfg = strings.Replace(cfg, "      postFilter:\n", "      placementGenerate:\n        enabled:\n          - name: GoFluxion\n        disabled:\n          - name: \"*\"\n      postFilter:\n", 1)
 	if err := os.WriteFile(s.cfg, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -70,6 +70,7 @@ func (p *Plugin) GeneratePlacements(ctx context.Context, _ fwk.PodGroupCycleStat
 		// the match used a node outside the parent placement: cannot be
 		return nil, fwk.AsStatus(fmt.Errorf("gofluxion: gang %s placed on nodes %v outside the parent placement", gangID, slices.Sorted(maps.Keys(want))))
 	}
+	p.log.V(2).Info("placement generated", "podGroup", pg.GetNamespace()+"/"+pg.GetName(), "placement", gangID, "nodes", len(nodes))
 	return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{{Name: "gofluxion " + gangID, Nodes: nodes}}}, nil
 }
 

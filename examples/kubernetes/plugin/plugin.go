@@ -525,7 +525,10 @@ func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ 
 func (p *Plugin) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
 
 // Unreserve cancels the allocation (the gang's, before Permit let it go).
-func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+func (p *Plugin) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) {
+	if keepInPodGroupCycle(state) {
+		return
+	}
 	p.reject(p.c.Cancel(pod.UID), "a member of the gang was unreserved")
 }
 

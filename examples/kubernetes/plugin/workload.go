@@ -189,3 +189,13 @@ func placedMessage(pl *Placement, n int) string {
 	}
 	return fmt.Sprintf("gang %s: %d pods placed", pl.GangID, n)
 }
+
+// keepInPodGroupCycle says whether Unreserve must keep a pod's booking:
+// the workload cycle (gate GenericWorkload) reserves a group's pods to
+// simulate a placement, unreserves them all, then reserves and permits
+// the chosen ones again with the pod-group flag cleared. Canceling on
+// that first Unreserve would drop the gang's match before Permit, and
+// the group would loop. A failure in the binding cycle still cancels.
+func keepInPodGroupCycle(state fwk.CycleState) bool {
+	return state != nil && state.IsPodGroupSchedulingCycle()
+}

@@ -13,6 +13,7 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // nativePod is a pod of no label gang that names PodGroup group.
@@ -174,5 +175,36 @@ func TestNativeQueueingHints(t *testing.T) {
 	}
 	if !found {
 		t.Error("no PodGroup event registered with the gate on")
+	}
+}
+
+// The workload cycle reserves, unreserves (its simulation's revert, the
+// pod-group flag set) and reserves again before Permit: that Unreserve
+// keeps the gang's match; one in the binding cycle (flag cleared) cancels.
+func TestNativeUnreserveInPodGroupCycle(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	h := newHarness(t, fakeCluster([]*v1.Node{node("n0", 2, 8, 0), node("n1", 2, 8, 0)}), "")
+	h.createPodGroup(gangPodGroup("u", 2))
+	pods := h.create(nativePod("u-0", "u", 2000), nativePod("u-1", "u", 2000))
+	if _, st, _ := h.fw.RunPreFilterPlugins(h.ctx, framework.NewCycleState(), pods[0]); !st.IsSuccess() {
+		t.Fatal(st)
+	}
+	node0, _, ok := h.pl.c.Assignment(pods[0].UID)
+	if !ok {
+		t.Fatal("not placed")
+	}
+	sim := framework.NewCycleState()
+	sim.SetPodGroupSchedulingCycle(framework.NewCycleState())
+	h.fw.RunReservePluginsUnreserve(h.ctx, sim, pods[0], node0)
+	for _, p := range pods {
+		if _, _, ok := h.pl.c.Assignment(p.UID); !ok {
+			t.Fatalf("%s lost its placement in the workload cycle's revert", p.Name)
+		}
+	}
+	h.fw.RunReservePluginsUnreserve(h.ctx, framework.NewCycleState(), pods[0], node0)
+	for _, p := range pods {
+		if _, _, ok := h.pl.c.Assignment(p.UID); ok {
+			t.Fatalf("%s kept its placement after a real Unreserve", p.Name)
+		}
 	}
 }
