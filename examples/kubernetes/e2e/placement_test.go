@@ -38,7 +38,7 @@ func placementPlugin(t *testing.T, k kube, bin string, saCfg *rest.Config, wait 
 		}
 	}
 	distinctNodes(t, pl)
-	if !s.logMatches(regexp.MustCompile(`"placement generated" podGroup="default/tas" placement="default/podgroup/tas#\d+" nodes=3`)) {
+	if !s.logMatches(regexp.MustCompile(`"placement generated" logger="GoFluxion" podGroup="default/tas" placement="default/podgroup/tas#\d+" nodes=3`)) {
 		s.dumpLogs()
 		t.Error("the scheduler did not go through GoFluxion's GeneratePlacements")
 	}

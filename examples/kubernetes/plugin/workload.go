@@ -148,7 +148,8 @@ func (p *Plugin) nativePermit(pod *v1.Pod) bool {
 }
 
 // podGroupEvent records the outcome of a native gang's match on its
-// PodGroup, where `kubectl describe podgroup` shows it.
+// PodGroup, where `kubectl describe podgroup` shows it (msg starts with
+// "gofluxion: ").
 func (p *Plugin) podGroupEvent(pod *v1.Pod, typ, reason, msg string) {
 	name, ok := p.native(pod)
 	if !ok {
@@ -159,7 +160,7 @@ func (p *Plugin) podGroupEvent(pod *v1.Pod, typ, reason, msg string) {
 		return
 	}
 	if rec := p.h.EventRecorder(); rec != nil {
-		rec.Eventf(pg, pod, typ, reason, "Scheduling", "gofluxion: %s", msg)
+		rec.Eventf(pg, pod, typ, reason, "Scheduling", "%s", msg)
 	}
 }
 
@@ -185,9 +186,9 @@ func (p *Plugin) podGroupHint(_ klog.Logger, pod *v1.Pod, _, newObj any) (fwk.Qu
 
 func placedMessage(pl *Placement, n int) string {
 	if pl.Scope != "" {
-		return fmt.Sprintf("gang %s: %d pods placed in %s", pl.GangID, n, pl.Scope)
+		return fmt.Sprintf("gofluxion: gang %s: %d pods placed in %s", pl.GangID, n, pl.Scope)
 	}
-	return fmt.Sprintf("gang %s: %d pods placed", pl.GangID, n)
+	return fmt.Sprintf("gofluxion: gang %s: %d pods placed", pl.GangID, n)
 }
 
 // keepInPodGroupCycle says whether Unreserve must keep a pod's booking:
