@@ -92,11 +92,13 @@ func (p *Plugin) ScorePlacement(_ context.Context, _ fwk.PlacementCycleState, _ 
 // PlacementScoreExtensions returns nil: scores are already 0..100.
 func (p *Plugin) PlacementScoreExtensions() fwk.PlacementScoreExtensions { return nil }
 
-// withPodGroupTopology gives a native gang the topology its PodGroup
-// requires (spec.schedulingConstraints.topology[0].key): the level whose
-// node label is that key (or whose type is it) becomes the gang's
-// required level, unless its pods already ask for one. The pods are
-// shallow copies with the annotation added; the informer's stay intact.
+// withPodGroupTopology gives a native gang what its PodGroup says beyond
+// minCount: the topology it requires (spec.schedulingConstraints.
+// topology[0].key: the level whose node label is that key, or whose type
+// is it, becomes the gang's required level, unless its pods already ask
+// for a level) and its priority (spec.priority, which then ranks the
+// gang's reservation instead of its pods' own). The pods are shallow
+// copies; the informer's stay intact.
 func (p *Plugin) withPodGroupTopology(pods []*v1.Pod) []*v1.Pod {
 	if len(pods) == 0 {
 		return pods
@@ -106,34 +108,39 @@ func (p *Plugin) withPodGroupTopology(pods []*v1.Pod) []*v1.Pod {
 		return pods
 	}
 	pg, err := p.podGroups.PodGroups(pods[0].Namespace).Get(name)
-	if err != nil || pg.Spec.SchedulingConstraints == nil || len(pg.Spec.SchedulingConstraints.Topology) == 0 {
+	if err != nil {
 		return pods
 	}
-	key := pg.Spec.SchedulingConstraints.Topology[0].Key
-	level := key
-	if p.args.Topology != nil {
-		for _, l := range p.args.Topology.Levels {
-			if l.Label == key {
-				level = l.Type
+	level := ""
+	if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+		level = c.Topology[0].Key
+		if p.args.Topology != nil {
+			for _, l := range p.args.Topology.Levels {
+				if l.Label == c.Topology[0].Key {
+					level = l.Type
+				}
 			}
 		}
 	}
+	prio, hasPrio := podGroupPriority(pg)
+	if level == "" && !hasPrio {
+		return pods
+	}
 	out := make([]*v1.Pod, len(pods))
 	for i, pod := range pods {
-		if _, ok := podValue(pod, KeyRequired); ok {
-			out[i] = pod
-			continue
-		}
-		if _, ok := podValue(pod, KeyPreferred); ok {
-			out[i] = pod
-			continue
-		}
 		cp := *pod
-		cp.Annotations = maps.Clone(pod.Annotations)
-		if cp.Annotations == nil {
-			cp.Annotations = map[string]string{}
+		if hasPrio {
+			cp.Spec.Priority = &prio
 		}
-		cp.Annotations[KeyRequired] = level
+		_, req := podValue(pod, KeyRequired)
+		_, pref := podValue(pod, KeyPreferred)
+		if level != "" && !req && !pref {
+			cp.Annotations = maps.Clone(pod.Annotations)
+			if cp.Annotations == nil {
+				cp.Annotations = map[string]string{}
+			}
+			cp.Annotations[KeyRequired] = level
+		}
 		out[i] = &cp
 	}
 	return out

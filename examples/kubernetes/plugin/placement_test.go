@@ -120,3 +120,31 @@ func TestPlacementPlugin(t *testing.T) {
 		t.Fatalf("an unplaceable group: %v %v", res, st)
 	}
 }
+
+// A PodGroup's topology key and priority reach the gang's request through
+// copies of its pods; the informer's pods stay as they were.
+func TestWithPodGroupTopology(t *testing.T) {
+	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	h := newHarness(t, fakeCluster([]*v1.Node{node("n0", 2, 8, 0)}), `{"topology": {"levels": [{"type": "rack", "label": "example.com/rack"}]}}`)
+	pg := gangPodGroup("x", 2)
+	prio := int32(7)
+	pg.Spec.Priority = &prio
+	pg.Spec.SchedulingConstraints = &schedv1beta1.PodGroupSchedulingConstraints{Topology: []schedv1beta1.TopologyConstraint{{Key: "example.com/rack"}}}
+	h.createPodGroup(pg)
+	own := nativePod("x-1", "x", 100)
+	own.Annotations = map[string]string{KeyPreferred: "rack"}
+	in := h.create(nativePod("x-0", "x", 100), own)
+	out := h.pl.withPodGroupTopology(in)
+	if out[0].Annotations[KeyRequired] != "rack" || *out[0].Spec.Priority != 7 {
+		t.Fatalf("x-0: %v priority %v", out[0].Annotations, out[0].Spec.Priority)
+	}
+	if _, ok := out[1].Annotations[KeyRequired]; ok || out[1].Annotations[KeyPreferred] != "rack" || *out[1].Spec.Priority != 7 {
+		t.Fatalf("x-1 (asks for its own level): %v", out[1].Annotations)
+	}
+	if in[0].Annotations[KeyRequired] != "" || in[0].Spec.Priority != nil {
+		t.Fatal("the informer's pod was changed")
+	}
+	if prio, _ := gangRank(out); prio != 7 {
+		t.Fatalf("reservation rank priority %d", prio)
+	}
+}
