@@ -86,7 +86,10 @@ func startAPIServer(t *testing.T, etcdURL string) *rest.Config {
 	srv, err := kubeapiservertesting.StartTestServer(t,
 		&kubeapiservertesting.TestServerInstanceOptions{EnableCertAuth: true, DisableInvariantChecks: true},
 		[]string{"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition", "--endpoint-reconciler-type=none",
-			"--authorization-mode=RBAC"}, sc)
+			"--authorization-mode=RBAC",
+			// native gangs (WorkloadGang, PlacementPlugin): the PodGroup API
+			"--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
+			"--runtime-config=scheduling.k8s.io/v1beta1=true"}, sc)
 	if err != nil {
 		t.Fatalf("kube-apiserver: %v", err)
 	}
@@ -264,6 +267,8 @@ type scheduler struct {
 	log string
 	cmd *exec.Cmd
 	n   int
+	// extra command-line arguments (feature gates)
+	args []string
 }
 
 func newScheduler(t *testing.T, bin, kubeconfig string) *scheduler {
@@ -289,7 +294,7 @@ func (s *scheduler) start() {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	s.cmd = exec.Command(s.bin, "--config", s.cfg, "--secure-port=0", "--v=2")
+	s.cmd = exec.Command(s.bin, append([]string{"--config", s.cfg, "--secure-port=0", "--v=2"}, s.args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = f, f
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)

@@ -28,6 +28,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/dynamic"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedlisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -52,6 +53,10 @@ type Plugin struct {
 
 	mu     sync.Mutex
 	timers map[string]*time.Timer // gang key → activation at its reservation
+
+	// native gangs (workload.go): set only with the GenericWorkload gate on
+	podGroups  schedlisters.PodGroupLister
+	byPodGroup cache.Indexer
 }
 
 // Option configures the plugin made by Factory.
@@ -185,6 +190,11 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 		p.pods = inf.Core().V1().Pods().Lister()
 		p.groups = groupIndexer(podInf, args.GroupLabel, log)
 		p.synced = []cache.InformerSynced{r1.HasSynced, r2.HasSynced}
+		if nativeGangsEnabled() {
+			if err := p.watchPodGroups(inf, podInf); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if args.NUMA == "nrt" {
 		dc := o.dynamic
@@ -326,6 +336,10 @@ func (p *Plugin) reject(uids []types.UID, msg string) {
 // group returns the gang key of a pod, its group's pods (from the
 // informer cache) and the group's minimum size.
 func (p *Plugin) group(pod *v1.Pod) (string, []*v1.Pod, int) {
+	if name, ok := p.native(pod); ok {
+		key, members, minMember, _ := p.nativeGroup(pod, name)
+		return key, members, minMember
+	}
 	name, ok := pod.Labels[p.args.GroupLabel]
 	if !ok || name == "" || p.pods == nil {
 		return pod.Namespace + "/" + pod.Name, []*v1.Pod{pod}, 1
@@ -429,6 +443,9 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 	if node, _, ok := p.c.Assignment(pod.UID); ok {
 		return &fwk.PreFilterResult{NodeNames: sets.New(node)}, nil
 	}
+	if st := p.waitForPodGroup(pod); st != nil {
+		return nil, st
+	}
 	key, members, minMember := p.group(pod)
 	var pending []*v1.Pod
 	var boundOn []string // the nodes of the gang's bound members
@@ -453,6 +470,7 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 		return a.Name < b.Name
 	})
 	pending = append([]*v1.Pod{pod}, pending...)
+	pending = p.withPodGroupTopology(pending)
 	bound, inflight := p.c.GroupCounts(members)
 	need := max(minMember-bound-inflight, 1)
 	if len(pending) < need {
@@ -487,9 +505,11 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 			}
 			msg = fmt.Sprintf("gofluxion: gang %s (%d pods): %s", key, len(pending), pe.Reason)
 		}
+		p.podGroupEvent(pod, v1.EventTypeWarning, "FailedPlacement", msg)
 		return nil, fwk.NewStatus(code, msg)
 	}
 	p.log.V(2).Info("gang placed", "gang", pl.GangID, "pods", len(pending), "where", pl.Scope, "match", pl.Took)
+	p.podGroupEvent(pod, v1.EventTypeNormal, "Placed", placedMessage(pl, len(pending)))
 	// the other members may sit in the unschedulable queue or in backoff
 	// (rejected while the gang was incomplete): schedule them now
 	if len(pending) > 1 {
@@ -580,7 +600,10 @@ func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, st
 func (p *Plugin) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
 
 // Unreserve cancels the allocation (the gang's, before Permit let it go).
-func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+func (p *Plugin) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) {
+	if keepInPodGroupCycle(state) {
+		return
+	}
 	p.reject(p.c.Cancel(pod.UID), "a member of the gang was unreserved")
 }
 
@@ -589,6 +612,10 @@ func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ stri
 	others, allow, err := p.c.Permit(pod.UID)
 	if err != nil {
 		return fwk.AsStatus(err), 0
+	}
+	if p.nativePermit(pod) {
+		// the in-tree GangScheduling plugin holds native gangs at Permit
+		return nil, 0
 	}
 	if !allow {
 		return fwk.NewStatus(fwk.Wait, "gofluxion: waiting for the rest of the gang"), p.timeout
@@ -637,11 +664,15 @@ func (p *Plugin) PostBind(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ st
 // re-queued only once the state reflects the change. (Both paths are
 // idempotent: whichever runs second changes nothing.)
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
+	ev := []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint | fwk.UpdateNodeCondition}, QueueingHintFn: p.nodeChanged},
 		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.podGone},
 		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.Add}, QueueingHintFn: p.sameGroup},
-	}, nil
+	}
+	if p.podGroups != nil {
+		ev = append(ev, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.PodGroup, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: p.podGroupHint})
+	}
+	return ev, nil
 }
 
 // nodeChanged applies a node event to the Cluster, then re-queues.
@@ -662,6 +693,9 @@ func (p *Plugin) podGone(_ klog.Logger, _ *v1.Pod, oldObj, _ any) (fwk.QueueingH
 func (p *Plugin) sameGroup(_ klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
 	n, ok := newObj.(*v1.Pod)
 	if !ok {
+		return fwk.Queue, nil
+	}
+	if p.podGroups != nil && sameNativeGroup(pod, n) {
 		return fwk.Queue, nil
 	}
 	g := pod.Labels[p.args.GroupLabel]

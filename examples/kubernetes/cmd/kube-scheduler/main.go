@@ -19,6 +19,6 @@ import (
 var extra []app.Option
 
 func main() {
-	cmd := app.NewSchedulerCommand(append([]app.Option{app.WithPlugin(plugin.Name, plugin.New)}, extra...)...)
+	cmd := app.NewSchedulerCommand(append([]app.Option{app.WithPlugin(plugin.Name, plugin.New), app.WithPlugin(plugin.QueueSortName, plugin.NewQueueSort)}, extra...)...)
 	os.Exit(cli.Run(cmd))
 }
