@@ -140,8 +140,9 @@ type NodeUse struct {
 	Other map[string]int64
 }
 
-// ByNode returns, per node of Nodes and in the same order, the leaves the
-// allocation takes below it: cores, gpus, memory and the others. Leaves
+// ByNode returns, per node of Nodes and in the same order, what the
+// allocation takes below it: cores, gpus and memory (leaves or not: hwloc
+// graphs have PUs below cores), and the other leaves. Resources
 // outside any node (a graph without nodes) are not reported. For an
 // Allocation built as a literal, which does not know the graph, a leaf is
 // a resource with no other resource below it.
@@ -159,7 +160,13 @@ func (a *Allocation) ByNode() []NodeUse {
 		leaf = leavesByPath(a.Resources)
 	}
 	for i, r := range a.Resources {
-		if !leaf[i] || r.Type == "node" {
+		if r.Type == "node" {
+			continue
+		}
+		// Cores, gpus and memory count wherever they are leaves or not
+		// (hwloc graphs put PUs below cores); other types only as leaves.
+		counted := r.Type == "core" || r.Type == "gpu" || r.Type == "memory"
+		if !counted && !leaf[i] {
 			continue
 		}
 		n := nodeOf(out, byPath, r.Path)

@@ -24,7 +24,7 @@ func ExampleLimits_ReadGraph() {
 	fmt.Println(g.NumVertices(), err)
 	// Output:
 	// true
-	// gofluxion: read graph: grug: line 37: generating 64 x 1000000 vertices exceeds the reader's limit of 4194304 vertices (Limits.MaxVertices)
+	// gofluxion: read graph: grug: line 37: generating 64 x 1000000 vertices exceeds the reader's limit of 8388608 vertices (Limits.MaxVertices)
 	// gofluxion: read graph: grug: line 37: generating 10 x 100 vertices exceeds the reader's limit of 1000 vertices (Limits.MaxVertices)
 	// 991 <nil>
 }
@@ -41,6 +41,6 @@ func ExampleLimits_rankSets() {
 	// Output:
 	// <nil>
 	// false
-	// gofluxion: set rank status: rank set 0-9223372036854775805 names 9223372036854775806 ranks, more than Limits.MaxRankSet (4194304)
+	// gofluxion: set rank status: rank set 0-9223372036854775805 names 9223372036854775806 ranks, more than Limits.MaxRankSet (8388608)
 	// gofluxion: remove ranks: the graph has no rank 8
 }

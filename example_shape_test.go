@@ -59,7 +59,7 @@ func ExampleMatcher_Satisfiable_shape() {
 	}
 	// Output:
 	// true
-	// gofluxion: satisfiable: the request can never be allocated: core sits under socket here, not directly under node, so a slot in a node is selected but never allocated: ask node→slot→socket→core, put the slot above the node (slot→node→socket→core), or mark the node exclusive
+	// gofluxion: satisfiable: the request can never be allocated: core sits under socket here, not directly under node, so a slot in a node is selected but never allocated: ask node→slot→socket→core, or take each node whole (mark it exclusive, or put the slot above it: slot→node→socket→core)
 	// node[2]/slot[1] shape
 }
 

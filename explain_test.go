@@ -56,7 +56,7 @@ func TestExplain(t *testing.T) {
 	if e.FitsNow || e.Satisfiable {
 		t.Fatalf("explain = %+v, want neither fitting now nor satisfiable", e)
 	}
-	if got, want := e.Reason(), "node[4]/slot[1]: gpu sits under socket here, not directly under node, so a slot in a node is selected but never allocated: ask node→slot→socket→gpu, put the slot above the node (slot→node→socket→gpu), or mark the node exclusive; needs 4 node (with 2 gpu each): 0 found now, none even when free; needs 2 gpu: 1 found now, only 1 exist"; got != want {
+	if got, want := e.Reason(), "node[4]/slot[1]: gpu sits under socket here, not directly under node, so a slot in a node is selected but never allocated: ask node→slot→socket→gpu, or take each node whole (mark it exclusive, or put the slot above it: slot→node→socket→gpu); needs 4 node (with 2 gpu each): 0 found now, none even when free; needs 2 gpu: 1 found now, only 1 exist"; got != want {
 		t.Errorf("reason %q, want %q", got, want)
 	}
 	// Five of the eight nodes taken: a 4-node request of whole nodes is busy.

@@ -30,7 +30,7 @@ var ErrLimit = graph.ErrLimit
 // zero value selects the defaults, and so does a zero (or negative) field.
 // The defaults are far above any real machine and far below what a
 // server's memory holds: a graph costs about 400 bytes a vertex, a Matcher
-// about 250 more, so 4,194,304 vertices take some 2.7 GB.
+// about 250 more, so 8,388,608 vertices take some 5.5 GB.
 //
 // Set them in Options.Limits for a Matcher, or call ReadGraph and
 // ReadGraphFile on a Limits value. resource-query and reapi/fluxcli use
@@ -43,8 +43,8 @@ type Limits struct {
 	// MaxVertices bounds the vertices a reader creates from one document
 	// (ReadGraph, Attach): a GRUG recipe is checked before each
 	// generation step allocates, an rv1exec R before anything is built.
-	// Default 4,194,304 (graph.DefaultMaxVertices), some three times the
-	// largest machines of today.
+	// Default 8,388,608 (graph.DefaultMaxVertices), twice the 65,536-node
+	// × 64-core benchmark cluster.
 	MaxVertices int
 	// MaxDepth bounds nesting: the depth of the graph a GRUG recipe or an
 	// hwloc topology describes, and the parentheses of a Find expression
@@ -54,7 +54,7 @@ type Limits struct {
 	// MaxPathBytes bounds the total length of the vertex paths a reader
 	// builds from one document (every path repeats its ancestors' names,
 	// so long names or deep nesting make it grow faster than the
-	// document). Default 1 GiB (graph.DefaultMaxPathBytes), 256 bytes a
+	// document). Default 1 GiB (graph.DefaultMaxPathBytes), 128 bytes a
 	// vertex at the default MaxVertices.
 	MaxPathBytes int64
 	// MaxRankSet bounds the ranks a rank set given to SetRankStatus or

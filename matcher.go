@@ -440,12 +440,17 @@ func (x *Matcher) Satisfiable(js *jobspec.Jobspec) error {
 }
 
 func (x *Matcher) satisfiable(js *jobspec.Jobspec, at int64) error {
+	return x.feasible("satisfiable", js)
+}
+
+// feasible is Satisfiable for an already checked js, its errors named op.
+func (x *Matcher) feasible(op string, js *jobspec.Jobspec) error {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	v := x.view()
 	defer x.views.Put(v)
 	if err := v.Feasible(js); err != nil {
-		return unsatisfiable("satisfiable", err)
+		return unsatisfiable(op, err)
 	}
 	return nil
 }

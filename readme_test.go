@@ -2,6 +2,8 @@ package gofluxion_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,9 +41,12 @@ func readmeBlocks(doc string) []readmeBlock {
 
 // Issue 21: every Go program in README.md compiles and runs against the
 // demo graph, and prints what the "output" block right after it shows, so
-// the README can never again show a request that cannot run. The programs
-// are built inside the module (under testdata/, which ./... skips), so
-// they need nothing beyond the module cache.
+// the README can never again show a request that cannot run. Each program
+// is built as a package of this module (testdata/readme-N, which ./...
+// skips) that exists only in a go build -overlay: nothing is written in
+// the source tree, so the test runs in a read-only tree (the module
+// cache, under go test all), leaves nothing behind when killed, and needs
+// nothing beyond the module cache.
 func TestREADMEPrograms(t *testing.T) {
 	doc, err := os.ReadFile("README.md")
 	if err != nil {
@@ -51,6 +56,11 @@ func TestREADMEPrograms(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command to build the README's programs with")
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := testdataNames(t)
 	blocks := readmeBlocks(string(doc))
 	ran := 0
 	for i, b := range blocks {
@@ -61,15 +71,21 @@ func TestREADMEPrograms(t *testing.T) {
 			t.Errorf("README.md:%d: a go block must be a whole program (package main …) so this test can run it", b.line)
 			continue
 		}
-		dir, err := os.MkdirTemp("testdata", "readme-")
+		tmp := t.TempDir()
+		src := filepath.Join(tmp, "main.go")
+		if err := os.WriteFile(src, []byte(b.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pkg := fmt.Sprintf("testdata/readme-%d", b.line)
+		overlay, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(wd, filepath.FromSlash(pkg), "main.go"): src}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(b.text), 0o644); err != nil {
+		ov := filepath.Join(tmp, "overlay.json")
+		if err := os.WriteFile(ov, overlay, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(goBin, "run", "./"+filepath.ToSlash(dir))
+		cmd := exec.Command(goBin, "run", "-overlay", ov, "./"+pkg)
 		cmd.Env = append(os.Environ(), "GOPROXY=off")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -87,4 +103,20 @@ func TestREADMEPrograms(t *testing.T) {
 	if ran == 0 {
 		t.Error("README.md has no go program")
 	}
+	if after := testdataNames(t); after != before {
+		t.Errorf("the test changed testdata/: %q, was %q", after, before)
+	}
+}
+
+// testdataNames lists testdata/ (one level), to check nothing is left there.
+func testdataNames(t *testing.T) string {
+	es, err := os.ReadDir("testdata")
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
 }

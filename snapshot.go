@@ -61,6 +61,9 @@ type snapJob struct {
 	Start    int64  `json:"start"`
 	End      int64  `json:"end"`
 	Overhead int64  `json:"overhead_ns"`
+	// Nodes is kept for canceled jobs only: a live job's list is derived
+	// from its bookings on restore, a canceled job has none left.
+	Nodes string `json:"nodes,omitempty"`
 }
 
 // Snapshot writes the Matcher's complete state (graph, allocations,
@@ -75,13 +78,19 @@ func (x *Matcher) snapshotWith(w io.Writer, grant *Grant) error {
 		doc.Next, doc.Exhausted = math.MaxUint64, true
 	}
 	for _, j := range x.jobsLocked() {
-		doc.Jobs = append(doc.Jobs, snapJob{j.ID, j.State.String(), j.Start, j.End, int64(j.Overhead)})
+		sj := snapJob{ID: j.ID, State: j.State.String(), Start: j.Start, End: j.End, Overhead: int64(j.Overhead)}
+		if j.State == Canceled {
+			sj.Nodes = j.Nodes
+		}
+		doc.Jobs = append(doc.Jobs, sj)
 	}
 	x.mu.RUnlock()
 	if err != nil {
 		return newError("snapshot", ErrSnapshot, err, "%v", err)
 	}
-	zw := gzip.NewWriter(w)
+	// BestSpeed: the default level spent most of a large snapshot's
+	// time in deflate's match search, for a file about a third smaller.
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	bw := bufio.NewWriter(zw)
 	if err := json.NewEncoder(bw).Encode(&doc); err != nil {
 		return newError("snapshot", ErrSnapshot, err, "%v", err)
@@ -175,6 +184,9 @@ func restoreWith(r io.Reader) (*Matcher, *Grant, error) {
 			return bad(nil, "job %d has an empty window [%d, %d)", j.ID, j.Start, j.End)
 		}
 		jobs[j.ID] = &Job{ID: j.ID, State: st, Start: j.Start, End: j.End, Overhead: durationNS(j.Overhead)}
+		if st == Canceled {
+			jobs[j.ID].Nodes = j.Nodes
+		}
 	}
 	for _, vj := range doc.Matcher.Jobs {
 		for _, js := range vj.Jobs {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,6 +160,10 @@ func TestSnapshotRestoreIdentical(t *testing.T) {
 		y, err := Restore(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatalf("seed %d: restore: %v", seed, err)
+		}
+		// The job tables agree, canceled jobs' node lists included.
+		if xj, yj := x.Jobs(), y.Jobs(); !slices.Equal(xj, yj) {
+			t.Fatalf("seed %d: job tables differ after restore:\noriginal: %+v\nrestored: %+v", seed, xj, yj)
 		}
 		for i, a := range acts[cut:] {
 			now += a.advance

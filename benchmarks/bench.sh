@@ -4,6 +4,7 @@
 #
 # usage: benchmarks/bench.sh [--rq PATH] [--nodes N] [--cores C] [--jobs J]
 #                            [--policy P] [--node-exclusive] [--keep]
+#                            [--op allocate|allocate_orelse_reserve] [--live L]
 #
 # It writes a GRUG recipe for one cluster of N nodes x C cores, a jobspec
 # (cluster[1]->node[1]->slot[1]->core[1], or with --node-exclusive a whole
@@ -13,11 +14,18 @@
 # median / p99 / max (and the median of the first and last 10% of the
 # stream), the number of successful matches, the wall time and the peak RSS.
 #
+# --op picks the match operation (default allocate). --live L (deep
+# queues, issue 22) first runs L untimed "match allocate_orelse_reserve"
+# commands, so that L jobs are live (on 256x32, 8,192 running and the rest
+# reserved in layers), then J timed matches with --op, each followed by
+# the cancel of its job, so the statistics are those of one match at L
+# live jobs.
+#
 # Defaults: --nodes 256 --cores 32 --jobs 4096 --policy first; --rq builds
 # ./cmd/resource-query into a temporary directory.
 set -euo pipefail
 
-nodes=256 cores=32 jobs=4096 policy=first rq= exclusive= keep=
+nodes=256 cores=32 jobs=4096 policy=first rq= exclusive= keep= op=allocate live=0
 while [ $# -gt 0 ]; do
     case $1 in
         --rq) rq=$2; shift 2 ;;
@@ -26,8 +34,10 @@ while [ $# -gt 0 ]; do
         --jobs) jobs=$2; shift 2 ;;
         --policy) policy=$2; shift 2 ;;
         --node-exclusive) exclusive=1; shift ;;
+        --op) op=$2; shift 2 ;;
+        --live) live=$2; shift 2 ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -100,14 +110,18 @@ tasks:
       per_slot: 1
 EOF
 
-awk -v j="$jobs" -v f="$work/job.yaml" 'BEGIN { for (i = 0; i < j; i++) print "match allocate " f; print "quit" }' > "$work/cmds"
+case $op in allocate|allocate_orelse_reserve) ;; *) echo "bench.sh: --op must be allocate or allocate_orelse_reserve" >&2; exit 2 ;; esac
+awk -v j="$jobs" -v l="$live" -v op="$op" -v f="$work/job.yaml" 'BEGIN {
+    for (i = 0; i < l; i++) print "match allocate_orelse_reserve " f
+    for (i = 0; i < j; i++) { print "match " op " " f; if (l > 0) print "cancel " l + i + 1 }
+    print "quit" }' > "$work/cmds"
 
 /usr/bin/time -v -o "$work/time" "$rq" -L "$work/graph.graphml" -P "$policy" -e -d < "$work/cmds" > "$work/out" 2> "$work/err" || {
     echo "bench.sh: $rq failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
 
-grep '^INFO: ELAPSE=' "$work/out" | sed 's/^INFO: ELAPSE=//' > "$work/elapse"
+grep '^INFO: ELAPSE=' "$work/out" | sed 's/^INFO: ELAPSE=//' | tail -n +"$((live + 1))" > "$work/elapse"
 n=$(wc -l < "$work/elapse")
-ok=$(grep -c '^INFO: RESOURCES=' "$work/out" || true)
+ok=$(( $(grep -c '^INFO: RESOURCES=' "$work/out" || true) - live ))
 load=$(sed -n 's/^INFO: Graph Load Time: //p' "$work/out")
 pct() { # file percentile(0-100) -> value, in ms
     sort -g "$1" | awk -v p="$2" '{ v[NR] = $1 } END { if (NR == 0) { print "-"; exit }
@@ -120,10 +134,10 @@ wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time
 rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/time")
 
 printf 'binary:        %s\n' "$rq"
-printf 'workload:      %dx%d, %d jobs of %s, policy %s\n' "$nodes" "$cores" "$jobs" \
-    "$([ -n "$exclusive" ] && echo 'node[1] exclusive' || echo 'core[1]')" "$policy"
+printf 'workload:      %dx%d, %d jobs of %s, policy %s, match %s, %d live jobs\n' "$nodes" "$cores" "$jobs" \
+    "$([ -n "$exclusive" ] && echo 'node[1] exclusive' || echo 'core[1]')" "$policy" "$op" "$live"
 printf 'graph load:    %s s\n' "$load"
-printf 'matches:       %d timed, %d allocated\n' "$n" "$ok"
+printf 'matches:       %d timed, %d allocated or reserved\n' "$n" "$ok"
 printf 'per match:     median %s ms, p99 %s ms, max %s ms\n' "$(pct "$work/elapse" 50)" "$(pct "$work/elapse" 99)" "$(pct "$work/elapse" 100)"
 printf 'first / last 10%%: median %s ms / %s ms\n' "$(pct "$work/first" 50)" "$(pct "$work/last" 50)"
 printf 'wall time:     %s\n' "$wall"

@@ -52,6 +52,21 @@
 //   - BenchmarkWriteRV1/1024nodes, BenchmarkWriteJGF/1024nodes: rendering
 //     (emission into a fresh writer, then Render) of one match of 1024
 //     exclusive nodes on 1024×32, recorded once and replayed per iteration.
+//   - BenchmarkDeepQueue/<size>/<policy>/<live> (issue 22): one
+//     allocate_orelse_reserve match, and the cancel of its job, at 1k to
+//     100k live jobs (most of them reservations in layers); median and p99
+//     per match, CPU time per op.
+//   - BenchmarkBackfillReplan/256x32/<policy>: cancel and re-match every
+//     reservation after an early finish (conservative backfill).
+//   - BenchmarkHugeCluster/<cluster>, BenchmarkSnapshotHuge
+//     (GOFLUXION_BENCH_HUGE=1): 16384×64, 65536×64 and a 12,500-node AI
+//     cluster (AICluster): load, heap per vertex, per-match costs fresh and
+//     at 10,000 live jobs; Snapshot and Restore of 16384×64 with 50,000
+//     jobs.
+//
+// TestStreamGolden pins the decisions of whole streams, deep
+// allocate_orelse_reserve queues included; GOFLUXION_DEEP_LONG=1 adds
+// 100,000-job queues (TestDeepStreamGoldenLong).
 //
 // See README.md for the commands and measured figures.
 package benchmarks

@@ -38,49 +38,52 @@ func TestStreamGolden(t *testing.T) {
 	type streamCase struct {
 		name, policy, yaml string
 		jobs               int
+		size               Size     // zero: 1024×32
+		op                 match.Op // zero: Allocate
 	}
 	// The first lines were recorded before the scoring work began (stage
 	// 1); the "all-" lines add every policy over the bench stream lengths.
 	cases := []streamCase{
-		{"core-first", "first", JobspecCoreYAML, 8192},
-		{"core-high", "high", JobspecCoreYAML, 512},
-		{"core-low", "low", JobspecCoreYAML, 512},
-		{"core-hinode", "hinode", JobspecCoreYAML, 512},
-		{"core-lonode", "lonode", JobspecCoreYAML, 512},
-		{"node-first", "first", JobspecNodeExclusiveYAML(32), 1024},
-		{"node-high", "high", JobspecNodeExclusiveYAML(32), 1024},
-		{"node-low", "low", JobspecNodeExclusiveYAML(32), 1024},
+		{name: "core-first", policy: "first", yaml: JobspecCoreYAML, jobs: 8192},
+		{name: "core-high", policy: "high", yaml: JobspecCoreYAML, jobs: 512},
+		{name: "core-low", policy: "low", yaml: JobspecCoreYAML, jobs: 512},
+		{name: "core-hinode", policy: "hinode", yaml: JobspecCoreYAML, jobs: 512},
+		{name: "core-lonode", policy: "lonode", yaml: JobspecCoreYAML, jobs: 512},
+		{name: "node-first", policy: "first", yaml: JobspecNodeExclusiveYAML(32), jobs: 1024},
+		{name: "node-high", policy: "high", yaml: JobspecNodeExclusiveYAML(32), jobs: 1024},
+		{name: "node-low", policy: "low", yaml: JobspecNodeExclusiveYAML(32), jobs: 1024},
 	}
 	for _, p := range allPolicies {
 		cases = append(cases,
-			streamCase{"all-core-" + p, p, JobspecCoreYAML, goldenCoreJobs},
-			streamCase{"all-node-" + p, p, JobspecNodeExclusiveYAML(32), 1024})
+			streamCase{name: "all-core-" + p, policy: p, yaml: JobspecCoreYAML, jobs: goldenCoreJobs},
+			streamCase{name: "all-node-" + p, policy: p, yaml: JobspecNodeExclusiveYAML(32), jobs: 1024})
+	}
+	// Deep queues (stage 3, recorded before its work began): streams of
+	// allocate_orelse_reserve one-core jobs far beyond the cluster's
+	// cores, so that most jobs are reservations stacked in layers.
+	for _, d := range deepStreams(false) {
+		cases = append(cases, streamCase{d.name, d.policy, JobspecCoreYAML, d.jobs, d.size, match.AllocateOrElseReserve})
+	}
+	graphs := map[Size]*graph.Graph{{1024, 32, 0}: g}
+	for _, c := range cases {
+		if c.size != (Size{}) && graphs[c.size] == nil {
+			if graphs[c.size], err = Load(c.size); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	lines := make([]string, len(cases))
 	parallel(len(cases), func(i int) {
 		c := cases[i]
-		m, err := match.New(g, match.Options{Policy: c.policy})
+		g := graphs[c.size]
+		if c.size == (Size{}) {
+			g = graphs[Size{1024, 32, 0}]
+		}
+		line, err := hashStream(g, c.name, c.policy, c.yaml, c.op, c.jobs)
 		if err != nil {
 			t.Error(err)
-			return
 		}
-		js, err := ParseJobspec(g, c.yaml)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		h := sha256.New()
-		w := emit.NewSimple()
-		n := 0
-		for j := 1; j <= c.jobs+1; j++ {
-			at, err := m.Match(match.Allocate, js, uint64(j), 0, w)
-			s, _ := w.Render()
-			fmt.Fprintf(h, "%d %d %v\n%s", j, at, err, s)
-			if err == nil {
-				n++
-			}
-		}
-		lines[i] = fmt.Sprintf("%s %d %x", c.name, n, h.Sum(nil))
+		lines[i] = line
 	})
 	for _, p := range allPolicies {
 		lines = append(lines, randomGolden(t, p))
@@ -100,6 +103,33 @@ func TestStreamGolden(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("stream decisions changed:\ngot:\n%swant:\n%s", got, want)
 	}
+}
+
+// hashStream runs jobs+1 matches op of the jobspec yaml as jobs 1, 2, …
+// on a fresh matcher of g under policy, and returns the golden line
+// "name matched sha256": the hash covers every job id, start time, error
+// and simple-format output.
+func hashStream(g *graph.Graph, name, policy, yaml string, op match.Op, jobs int) (string, error) {
+	m, err := match.New(g, match.Options{Policy: policy})
+	if err != nil {
+		return "", err
+	}
+	js, err := ParseJobspec(g, yaml)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	w := emit.NewSimple()
+	n := 0
+	for j := 1; j <= jobs+1; j++ {
+		at, err := m.Match(op, js, uint64(j), 0, w)
+		s, _ := w.Render()
+		fmt.Fprintf(h, "%d %d %v\n%s", j, at, err, s)
+		if err == nil {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s %d %x", name, n, h.Sum(nil)), nil
 }
 
 // goldenCoreJobs is the length of the jobspec-A golden streams: the bench

@@ -89,11 +89,14 @@
 //     object below. When both levels could go, the one of lower priority
 //     goes (a Group before a cache, the lower of two caches or two
 //     Groups). A removed object's normal children take its place; its
-//     memory, I/O and Misc children are appended to those of the object
-//     that replaces it. So per-core L1 and L2 caches go, an L3 covering a
+//     memory and Misc children are appended to those of the object
+//     that replaces it; I/O children stay in parent-then-child order
+//     (a removed parent's devices come first). So per-core L1 and L2 caches go, an L3 covering a
 //     whole socket goes (but the whole L3 level stays when one socket has
 //     two), and the Group made for a v1 NUMA node wrapping one socket goes,
 //     its NUMA node, GPUs and disks moving to the socket.
+//     A level whose objects hold NUMA nodes is not replaced by PUs,
+//     which cannot hold memory (a v1 NUMA node per PU keeps its Group).
 //
 // # hwloc 1.x documents
 //

@@ -111,9 +111,10 @@ type object struct {
 	cacheSize uint64 // bytes
 	infos     []info
 
-	cpuset    string // as written; "" when absent (compare with sameSet)
-	nodeset   string // likewise
-	groupKind string // Group kind and subkind attributes (hwloc 2 XML)
+	cpuset    string  // as written; "" when absent (compare with sameSet)
+	normSet   *string // normCpuset(cpuset), computed once (see sameSet)
+	nodeset   string  // likewise
+	groupKind string  // Group kind and subkind attributes (hwloc 2 XML)
 
 	raw                      []*object // children in document order, until the end tag
 	normal, memory, io, misc []*object
@@ -385,7 +386,7 @@ func (o *object) classify() {
 			}
 			normal, io, misc := k.normal, k.io, k.misc
 			k.normal, k.io, k.misc = nil, nil, nil
-			if sameSet(k.cpuset, o.cpuset) {
+			if sameSet(k, o) {
 				o.normal = append(o.normal, normal...)
 				o.memory = append(o.memory, k)
 				o.io = append(o.io, io...)
@@ -399,8 +400,19 @@ func (o *object) classify() {
 	}
 }
 
-// sameSet reports whether two hwloc bitmap strings name the same set.
-func sameSet(a, b string) bool { return a == b || normCpuset(a) == normCpuset(b) }
+// sameSet reports whether two objects' cpusets name the same set. Each
+// object's set is normalized once: a parent with a long cpuset and many
+// v1 NUMA children would otherwise be normalized once per child (a 276 KB
+// document took minutes).
+func sameSet(a, b *object) bool { return a.cpuset == b.cpuset || a.norm() == b.norm() }
+
+func (o *object) norm() string {
+	if o.normSet == nil {
+		n := normCpuset(o.cpuset)
+		o.normSet = &n
+	}
+	return *o.normSet
+}
 
 // zeroSet reports whether a bitmap string is present and has no bit set.
 func zeroSet(s string) bool {

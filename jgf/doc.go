@@ -73,7 +73,7 @@
 //
 // Options.MaxInputBytes (default DefaultMaxInputBytes, 1 GiB) bounds the
 // document; ReadFile reads no further. Options.MaxVertices (default
-// DefaultMaxVertices, 2^22) bounds the nodes a document may list and the
+// DefaultMaxVertices, 2^23) bounds the nodes a document may list and the
 // vertices one read or load may create. Exceeding one gives an *Error
 // naming the node, that wraps ErrLimit; the rest of the document is then
 // only checked for syntax (a syntax error still wins, as in Fluxion, which

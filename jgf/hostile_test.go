@@ -280,7 +280,7 @@ func TestLimitSyntaxErrorStillWinsOverLimit(t *testing.T) {
 
 func TestDefaultsAreTheDocumentedLimits(t *testing.T) {
 	var o Options
-	if o.maxInput() != DefaultMaxInputBytes || o.maxVertices() != DefaultMaxVertices || DefaultMaxVertices != 1<<22 || DefaultMaxInputBytes != 1<<30 {
+	if o.maxInput() != DefaultMaxInputBytes || o.maxVertices() != DefaultMaxVertices || DefaultMaxVertices != 1<<23 || DefaultMaxInputBytes != 1<<30 {
 		t.Errorf("%d %d", o.maxInput(), o.maxVertices())
 	}
 	if (Options{MaxVertices: -3, MaxInputBytes: -1}).maxVertices() != DefaultMaxVertices {

@@ -56,7 +56,7 @@ func (m *Matcher) grow(nv, ne int) {
 		if m.derivedOrder(u) {
 			old = rOrder{out: out[:len(out)-added[u]], g: g}.list()
 		} else {
-			old = m.childOrder(u).l
+			old = m.childOrder(u).list()
 		}
 		n := len(old)
 		l := make([]outEntry, n, n+added[u])

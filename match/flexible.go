@@ -25,7 +25,18 @@ type orSolver struct {
 	types  []graph.TypeID // union types, interning order
 	nslots uint32
 	memo   map[string]orConfig
+	// states counts the packings entered; past maxOrStates the search
+	// stops (over) and the walk fails rather than exhaust the stack or
+	// memory: the search recurses once per slot packed, and the states
+	// multiply with the counts (a 5,000,000-unit memory pool beside
+	// cores made a fatal stack overflow).
+	states int
+	over   bool
 }
+
+// maxOrStates bounds the or-slot packings one slot walk explores (each
+// is memoised, about 150 bytes, and may be a stack frame deep).
+const maxOrStates = 1 << 18
 
 func (o *orSolver) key(c []int64) string {
 	var b strings.Builder
@@ -50,6 +61,11 @@ func (o *orSolver) best(counts []int64) orConfig {
 	if c, ok := o.memo[k]; ok {
 		return c
 	}
+	if o.over || o.states >= maxOrStates {
+		o.over = true
+		return orConfig{idx: -1}
+	}
+	o.states++
 	var res orConfig
 	if len(o.slots) == 1 {
 		// The bound is the slot's effective maximum held as a signed
@@ -141,6 +157,11 @@ func (m *Matcher) domOrSlot(u graph.VertexID, slots []*req, nslots uint32, prist
 		q[i] = s.qualified(sub, e.typ)
 	}
 	cfg := o.best(q)
+	if o.over {
+		m.orOver = true
+		m.msg.WriteString("dom_slot: too many or-slot packings (more than " + strconv.Itoa(maxOrStates) + ").\n")
+		return -1
+	}
 	cursors := make([]int, len(o.types))
 	total := cfg.score
 	// The slot egroups are handed to u only when every one of them could be

@@ -2,14 +2,15 @@ package match
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gofluxion/gofluxion/graph"
 )
 
-// flatGraph is c0 → nnodes nodes → ncores cores then nmem memory pools of
+// flexGraph is c0 → nnodes nodes → ncores cores then nmem memory pools of
 // memSize units each (ids local to the node).
-func flatGraph(nnodes, ncores, nmem int, memSize int64) *graph.Graph {
+func flexGraph(nnodes, ncores, nmem int, memSize int64) *graph.Graph {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("c"))
 	var nodes []graph.VertexID
@@ -72,7 +73,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 		steps  []step
 	}{{
 		name: "memory request below the pool size",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 1, 4) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 1, 4) },
 		steps: []step{
 			{op: Allocate, js: "node[1]->(slot[1]->core[2], slot[1]->(core[1], memory[1]))", err: ErrBusy},
 			{op: Satisfiability, js: "node[1]->(slot[1]->core[2], slot[1]->(core[1], memory[1]))", err: ErrUnsatisfiable},
@@ -84,14 +85,14 @@ func TestFlexibleOrSlots(t *testing.T) {
 		},
 	}, {
 		name: "an alternative that never fits, listed last",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		steps: []step{
 			{op: Satisfiability, js: "slot[1]->core[1]; slot[1]->core[8]", err: ErrUnsatisfiable},
 			{op: Allocate, js: "slot[1]->core[1]; slot[1]->core[8]", err: ErrBusy},
 		},
 	}, {
 		name: "an alternative that never fits, listed first",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		steps: []step{
 			{op: Satisfiability, js: "slot[1]->core[8]; slot[1]->core[1]"},
 			{op: Allocate, js: "slot[1]->core[8]; slot[1]->core[1]",
@@ -99,7 +100,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 		},
 	}, {
 		name:  "never-fitting alternative on a type only the filters know",
-		g:     func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:     func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		prune: "ALL:core,ALL:gpu",
 		steps: []step{
 			{op: Satisfiability, js: "slot[1]->core[1]; slot[1]->(core[1], gpu[1])", err: ErrUnsatisfiable},
@@ -107,7 +108,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 		},
 	}, {
 		name: "a single slot without a maximum",
-		g:    func() *graph.Graph { return flatGraph(2, 4, 0, 0) },
+		g:    func() *graph.Graph { return flexGraph(2, 4, 0, 0) },
 		steps: []step{
 			{op: Allocate, js: "slot[1+]->core[1]", err: ErrBusy},
 			{op: Satisfiability, js: "slot[1+]->core[1]", err: ErrUnsatisfiable},
@@ -175,7 +176,7 @@ func TestFlexibleOrSlots(t *testing.T) {
 // when the request is busy now but satisfiable; by default it is ErrBusy.
 func TestFlexibleSatisfiableErrno(t *testing.T) {
 	for _, quirks := range []bool{false, true} {
-		g := flatGraph(1, 4, 0, 0)
+		g := flexGraph(1, 4, 0, 0)
 		m, err := New(g, Options{Policy: "low", Traverser: "flexible", FluxionQuirks: quirks})
 		if err != nil {
 			t.Fatal(err)
@@ -194,6 +195,42 @@ func TestFlexibleSatisfiableErrno(t *testing.T) {
 		}
 		if me.Errno != want {
 			t.Errorf("quirks=%v: errno %v, want %v", quirks, me.Errno, want)
+		}
+	}
+}
+
+// TestFlexibleOrSlotBound: the or-slot packing search recurses once per
+// slot packed and memoises every count vector it meets, so its work grows
+// with the units (a memory pool of millions of units). Past maxOrStates
+// packings the walk fails with a message instead of a fatal stack
+// overflow; a pool of a thousand units is searched.
+func TestFlexibleOrSlotBound(t *testing.T) {
+	const js = "node[1]->(slot[1]->memory[1], slot[1]->core[1])"
+	for _, c := range []struct {
+		mem  int64
+		fail bool
+	}{
+		{1000, false},
+		{5_000_000, true},
+	} {
+		g := flexGraph(1, 4, 1, c.mem)
+		m, err := New(g, Options{Policy: "low", Traverser: "flexible"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range []Op{Allocate, Satisfiability} {
+			got := do(m, op, mkjs(t, g, js, 3600), 1)
+			// Either way the 1-unit memory slot cannot take a whole
+			// pool ("not enough slots"); only the big pool meets the
+			// bound.
+			var me *Error
+			if !errors.As(got.err, &me) {
+				t.Fatalf("memory %d %v: %v, want an *Error", c.mem, op, got)
+			}
+			if strings.Contains(me.Error(), "too many or-slot packings") != c.fail ||
+				errors.Is(me, ErrInvalid) != c.fail {
+				t.Errorf("memory %d %v: %v (errno %v; bound expected: %v)", c.mem, op, me, me.Errno, c.fail)
+			}
 		}
 	}
 }

@@ -312,6 +312,10 @@ type scratch struct {
 	memo       memoState
 	// emptyUpdate: the last update walk of a match found nothing to book.
 	emptyUpdate bool
+	// orOver: an or-slot walk of this operation met maxOrStates; a
+	// failed operation then reports EOVERFLOW (too large to search)
+	// rather than a busy or unsatisfiable request.
+	orOver bool
 	// ended lists the jobs the last removal ended (Ended).
 	ended []uint64
 }
@@ -566,8 +570,17 @@ func (m *Matcher) rekey(u graph.VertexID, e graph.EdgeID, uniq int64, w uint64) 
 	if m.derivedOrder(u) {
 		m.worder(u) // a re-keyed order is stored
 	}
-	ro := m.childOrder(u).l
 	key := outEntry{weight: m.weight(e), uniq: uniq}
+	if b := m.wbigOrder(u); b != nil {
+		if b.rekey(key, e, w) {
+			m.setWeight(e, w)
+			return
+		}
+		// Not found by key: the flat path below (worder flattens).
+		m.worder(u)
+	}
+	defer m.blockOrder(u)
+	ro := m.childOrder(u).l
 	i := outPos(ro, key)
 	if i >= len(ro) || ro[i].edge != e {
 		// Not found by key (should not happen): fall back to a scan.

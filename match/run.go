@@ -170,6 +170,7 @@ type visitCounts struct {
 func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit.Writer) int {
 	errno := m.errno
 	m.bestUsed = false
+	m.orOver = false
 	rc := m.runOnce(op, js, jobid, at, w)
 	if rc != 0 && m.bestUsed && m.emptyUpdate && !m.exhaustive && !m.errnoKnown() {
 		m.errno = errno
@@ -177,6 +178,9 @@ func (m *Matcher) run(op Op, js *jobspec.Jobspec, jobid uint64, at int64, w emit
 		m.exhaustive = true
 		rc = m.runOnce(op, js, jobid, at, w)
 		m.exhaustive = false
+	}
+	if rc != 0 && m.orOver {
+		m.errno = EOVERFLOW
 	}
 	return rc
 }

@@ -196,7 +196,25 @@ func (m *Matcher) shapeProblems(c *reqCache, js *jobspec.Jobspec) []ShapeProblem
 	s := m.typeShape()
 	d := &shapeDiag{m: m, s: s}
 	d.top(c.top, js.Resources)
+	if len(d.out) > 0 && m.booksNothing(c.top) {
+		// Fixing the levels alone would leave a request that books nothing
+		// (node→socket→core without a slot): say both at once.
+		for i := range d.out {
+			d.out[i].Msg += "; and put the request in a slot (or mark a level exclusive): as written it takes nothing exclusively"
+		}
+	}
 	return d.out
+}
+
+// booksNothing reports a request tree with no slot, no level marked
+// exclusive and no type the policy books whole.
+func (m *Matcher) booksNothing(rs []*req) bool {
+	for _, r := range rs {
+		if r.typ == graph.TypeSlot || r.typ == graph.TypeXorSlot || r.exclusive() || m.isExclType(r.typ) || !m.booksNothing(r.with) {
+			return false
+		}
+	}
+	return true
 }
 
 // nothingBooked is the problem of a request that is selected but takes
@@ -258,9 +276,39 @@ func (d *shapeDiag) top(rs []*req, js []*jobspec.Resource) {
 		case r.typ == graph.TypeSlot:
 			d.slotAnywhere(i, r, js[k])
 		default:
-			d.below(r, js[k], d.m.isExclType(r.typ) || r.exclusive())
+			d.below(r, js[k], d.m.isExclType(r.typ) || r.exclusive() || d.underExclType(r.typ))
 		}
 	}
+}
+
+// underExclType reports whether a type of the policy's exclusive types
+// (node under the node-exclusive policies) sits above t: a top-level
+// request below it is then booked inside a whole vertex of that type, so
+// its slots are booked wherever they apply. Any path counts, so the
+// diagnosis stays silent rather than blame a shape that may work.
+func (d *shapeDiag) underExclType(t graph.TypeID) bool {
+	s := d.s
+	if !s.has(t) {
+		return false
+	}
+	seen := make([]bool, len(s.exist))
+	q := []graph.TypeID{t}
+	seen[t] = true
+	for len(q) > 0 {
+		u := q[0]
+		q = q[1:]
+		for _, p := range s.parents[u] {
+			if seen[p] {
+				continue
+			}
+			if d.m.isExclType(p) {
+				return true
+			}
+			seen[p] = true
+			q = append(q, p)
+		}
+	}
+	return false
 }
 
 // slotAnywhere checks a top-level slot: it applies at the first vertex on
@@ -383,10 +431,12 @@ func (d *shapeDiag) children(at graph.TypeID, r *req, jr *jobspec.Resource, excl
 		if len(c.childTypes) > 1 {
 			verb = "sit"
 		}
-		d.add(i, "%s %s under %s here, not directly under %s, so a slot in a %s is selected but never allocated: ask %s→slot→%s→%s, put the slot above the %s (slot→%s→%s→%s), or mark the %s exclusive",
+		// Both other fixes take each vertex of type at whole (a slot books
+		// everything in it exclusively), which the message must say.
+		d.add(i, "%s %s under %s here, not directly under %s, so a slot in a %s is selected but never allocated: ask %s→slot→%s→%s, or take each %s whole (mark it exclusive, or put the slot above it: slot→%s→%s→%s)",
 			d.list(c.childTypes, " and "), verb, s.name(deeper), s.name(at), s.name(at),
 			s.name(at), s.name(deeper), d.list(c.childTypes, "+"),
-			s.name(at), s.name(at), s.name(deeper), d.list(c.childTypes, "+"), s.name(at))
+			s.name(at), s.name(at), s.name(deeper), d.list(c.childTypes, "+"))
 		d.skip(c.with)
 	}
 }
@@ -419,13 +469,22 @@ func (d *shapeDiag) notDirect(i int, at graph.TypeID, c *req) {
 // mixedSlots reports a list with a slot beside other requests: the test
 // step then matches only part of the list (the last slot, or the others),
 // which the diagnosis does not model, so it says nothing about it.
+// A list that repeats a type is not modelled either: the traversers
+// count such siblings together (the flexible one matched
+// {socket[1], socket[1]→socket[1]} in a slot, which a socket→socket
+// shape rule would blame).
 func mixedSlots(rs []*req) bool {
 	if len(rs) < 2 {
 		return false
 	}
-	for _, r := range rs {
+	for i, r := range rs {
 		if r.typ == graph.TypeSlot || r.typ == graph.TypeXorSlot {
 			return true
+		}
+		for _, o := range rs[:i] {
+			if o.typ == r.typ {
+				return true
+			}
 		}
 	}
 	return false

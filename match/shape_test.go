@@ -31,7 +31,7 @@ func mixedGraph() *graph.Graph {
 	return b.Graph()
 }
 
-func flatGraph() *graph.Graph {
+func shapeFlatGraph() *graph.Graph {
 	b := graph.NewBuilder()
 	c := b.MustAdd(graph.NoVertex, "cluster", 0, graph.WithBasename("flat"))
 	for n := 0; n < 3; n++ {
@@ -73,7 +73,7 @@ func TestShapeProblemsSound(t *testing.T) {
 		}
 		return r
 	}
-	graphs := map[string]func() *graph.Graph{"tiny": tinyGraph, "mixed": mixedGraph, "flat": flatGraph}
+	graphs := map[string]func() *graph.Graph{"tiny": tinyGraph, "mixed": mixedGraph, "flat": shapeFlatGraph}
 	feasible, blamed, nothing := 0, 0, 0
 	for _, gname := range []string{"tiny", "mixed", "flat"} {
 		for _, pol := range []string{"first", "low", "hinodex", "flexible"} {

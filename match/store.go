@@ -48,9 +48,12 @@ const (
 type vrec struct {
 	plan planner.Planner
 	xchk planner.Planner
-	jobs []jobRec         // sorted by job id
+	jobs []jobRec         // sorted by job id; nil when big holds them
+	big  *jobBlocks       // a long list (jobs.go), or nil
 	filt []*planner.Multi // by matcher subsystem index (shorter: none)
-	out  []outEntry       // the stored dynamic child order; nil: derived (childOrder)
+	out  []outEntry       // the stored dynamic child order; nil: derived (childOrder) or in bigOut
+	// bigOut is a long stored order in blocks (jobs.go), or nil.
+	bigOut *orderBlocks
 }
 
 // vchunk holds the records of chunkSize consecutive vertices.
@@ -209,15 +212,29 @@ func (s *schedule) filter(si int, v graph.VertexID) rMulti {
 }
 
 // rJobs is a read-only view of a vertex's job records.
-type rJobs struct{ l []jobRec }
+type rJobs struct {
+	l   []jobRec
+	big *jobBlocks
+}
 
-func (r rJobs) Len() int        { return len(r.l) }
-func (r rJobs) At(i int) jobRec { return r.l[i] }
+func (r rJobs) Len() int {
+	if r.big != nil {
+		return r.big.n
+	}
+	return len(r.l)
+}
+
+func (r rJobs) At(i int) jobRec {
+	if r.big != nil {
+		return *r.big.at(i)
+	}
+	return r.l[i]
+}
 
 // jobsOf returns v's job records, sorted by job id.
 func (s *schedule) jobsOf(v graph.VertexID) rJobs {
 	if r := s.rec(v); r != nil {
-		return rJobs{r.jobs}
+		return rJobs{r.jobs, r.big}
 	}
 	return rJobs{}
 }
@@ -226,6 +243,12 @@ func (s *schedule) jobsOf(v graph.VertexID) rJobs {
 func (s *schedule) jobAt(v graph.VertexID, job uint64) (jobRec, bool) {
 	r := s.rec(v)
 	if r == nil {
+		return jobRec{}, false
+	}
+	if r.big != nil {
+		if p := r.big.find(job); p != nil {
+			return *p, true
+		}
 		return jobRec{}, false
 	}
 	if i, ok := findJob(r.jobs, job); ok {
@@ -254,16 +277,23 @@ type rOrder struct {
 	l   []outEntry
 	out []graph.Half
 	g   *graph.Graph
+	big *orderBlocks
 }
 
 func (r rOrder) Len() int {
 	if r.out != nil {
 		return len(r.out)
 	}
+	if r.big != nil {
+		return r.big.n
+	}
 	return len(r.l)
 }
 
 func (r rOrder) At(i int) outEntry {
+	if r.big != nil {
+		return r.big.at(i)
+	}
 	if r.out != nil {
 		h := r.out[len(r.out)-1-i]
 		return outEntry{weight: math.MaxUint64, uniq: r.g.V(h.Other).UniqID, edge: h.Edge, dst: h.Other, sub: h.Subsystem}
@@ -271,10 +301,13 @@ func (r rOrder) At(i int) outEntry {
 	return r.l[i]
 }
 
-func (r rOrder) none() bool { return r.l == nil && len(r.out) == 0 }
+func (r rOrder) none() bool { return r.l == nil && len(r.out) == 0 && r.big == nil }
 
 // list returns the order as a new list.
 func (r rOrder) list() []outEntry {
+	if r.big != nil {
+		return r.big.flatten()
+	}
 	if r.out == nil {
 		return slices.Clone(r.l)
 	}
@@ -293,6 +326,9 @@ func (s *schedule) childOrder(u graph.VertexID) rOrder {
 	if !s.dynamic {
 		return rOrder{}
 	}
+	if r := s.rec(u); r != nil && r.bigOut != nil {
+		return rOrder{big: r.bigOut}
+	}
 	if r := s.rec(u); r != nil && r.out != nil {
 		return rOrder{l: r.out}
 	}
@@ -302,7 +338,7 @@ func (s *schedule) childOrder(u graph.VertexID) rOrder {
 // derivedOrder reports whether u's order is derived from its out-edges.
 func (s *schedule) derivedOrder(u graph.VertexID) bool {
 	r := s.rec(u)
-	return r == nil || r.out == nil
+	return r == nil || r.out == nil && r.bigOut == nil
 }
 
 // outIncreasing reports whether out goes to strictly increasing uniq_ids,
@@ -400,9 +436,15 @@ func (c *vchunk) copyFor(token uint64) *vchunk {
 			jobs = append(jobs, r.jobs...)
 			n.jobs = jobs[len(jobs)-len(r.jobs) : len(jobs) : len(jobs)]
 		}
+		if r.big != nil {
+			n.big = r.big.clone()
+		}
 		if r.out != nil {
 			outs = append(outs, r.out...)
 			n.out = outs[len(outs)-len(r.out) : len(outs) : len(outs)]
+		}
+		if r.bigOut != nil {
+			n.bigOut = r.bigOut.clone()
 		}
 		if r.filt != nil {
 			n.filt = make([]*planner.Multi, len(r.filt))
@@ -462,6 +504,9 @@ func (s *schedule) wjob(v graph.VertexID, job uint64) *jobRec {
 		return nil
 	}
 	r := s.wrec(v)
+	if r.big != nil {
+		return r.big.find(job)
+	}
 	i, _ := findJob(r.jobs, job)
 	return &r.jobs[i]
 }
@@ -474,6 +519,14 @@ func (s *schedule) newJob(v graph.VertexID, job uint64) *jobRec {
 
 // newJobIn is newJob on r, v's record for a change (from wrec).
 func (s *schedule) newJobIn(r *vrec, v graph.VertexID, job uint64) *jobRec {
+	if r.big != nil {
+		if p := r.big.find(job); p != nil {
+			return p
+		}
+		p := r.big.insert(jobRec{job: job, fspan: -1})
+		s.noteJobVertex(job, v)
+		return p
+	}
 	l := r.jobs
 	lo, ok := findJob(l, job)
 	if ok {
@@ -505,6 +558,10 @@ func (s *schedule) newJobIn(r *vrec, v graph.VertexID, job uint64) *jobRec {
 	if len(l) == 1 {
 		s.refresh(v)
 	}
+	if len(l) > bigJobs {
+		r.big, r.jobs = newJobBlocks(l), nil
+		return r.big.find(job)
+	}
 	return &l[lo]
 }
 
@@ -515,6 +572,13 @@ func (s *schedule) dropIfEmpty(v graph.VertexID, job uint64) {
 		return
 	}
 	r := s.wrec(v)
+	if r.big != nil {
+		if r.big.remove(job); r.big.n == 0 {
+			r.big = nil
+			s.refresh(v)
+		}
+		return
+	}
 	i, _ := findJob(r.jobs, job)
 	r.jobs = append(r.jobs[:i], r.jobs[i+1:]...)
 	if len(r.jobs) == 0 {
@@ -525,7 +589,8 @@ func (s *schedule) dropIfEmpty(v graph.VertexID, job uint64) {
 // clearJobs drops every job record of v.
 func (s *schedule) clearJobs(v graph.VertexID) {
 	if s.jobsOf(v).Len() > 0 {
-		s.wrec(v).jobs = nil
+		r := s.wrec(v)
+		r.jobs, r.big = nil, nil
 		s.refresh(v)
 	}
 }
@@ -555,12 +620,18 @@ func (s *schedule) setOrder(u graph.VertexID, l []outEntry) {
 	if l == nil && s.derivedOrder(u) {
 		return
 	}
-	s.wrec(u).out = l
+	r := s.wrec(u)
+	r.out, r.bigOut = l, nil
 }
 
 // worder returns u's order as a list for a change, materializing a
 // derived one.
 func (s *schedule) worder(u graph.VertexID) []outEntry {
+	if r := s.rec(u); r != nil && r.bigOut != nil {
+		w := s.wrec(u)
+		w.out, w.bigOut = w.bigOut.flatten(), nil
+		return w.out
+	}
 	if s.derivedOrder(u) {
 		l := s.childOrder(u).list()
 		if l == nil {
@@ -569,6 +640,25 @@ func (s *schedule) worder(u graph.VertexID) []outEntry {
 		s.wrec(u).out = l
 	}
 	return s.wrec(u).out
+}
+
+// wbigOrder returns u's order for a change when it is kept in blocks, or
+// nil.
+func (s *schedule) wbigOrder(u graph.VertexID) *orderBlocks {
+	if r := s.rec(u); r == nil || r.bigOut == nil {
+		return nil
+	}
+	return s.wrec(u).bigOut
+}
+
+// blockOrder keeps u's stored order in blocks when it is long and sorted.
+func (s *schedule) blockOrder(u graph.VertexID) {
+	r := s.rec(u)
+	if r == nil || len(r.out) <= bigOrder || !sortedOrder(r.out) {
+		return
+	}
+	w := s.wrec(u)
+	w.bigOut, w.out = newOrderBlocks(w.out), nil
 }
 
 // wjx returns the job index for a change.

@@ -41,7 +41,7 @@ echo "== service: go test -race -short (state machine, client, server without th
 go test -race -short -count=1 -timeout 20m ./state ./client ./server
 stamp
 
-echo "== service: benchmarks (short): in process, stand-alone, three replicas; 1 and 16 clients"
+echo "== service: benchmarks (short): in process, stand-alone, three replicas; 1 and 16 goroutines, 16 clients x 4 in flight"
 go test -run '^$' -bench Ops -benchtime 400x ./server
 stamp
 echo "== service passed in $(( SECONDS - t0 ))s"

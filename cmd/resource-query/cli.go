@@ -83,10 +83,17 @@ func (c *cli) startup() error {
 	}
 	data := defaultGraph
 	if o.loadFile != "" {
-		b, err := readFile(o.loadFile)
-		if err == nil {
+		max := maxFileBytes
+		if o.limits.MaxInputBytes > 0 {
+			max = o.limits.MaxInputBytes
+		}
+		b, err := readFileMax(o.loadFile, max)
+		switch {
+		case err == nil:
 			data = b
-		} else {
+		case errors.Is(err, graph.ErrLimit):
+			return &startupError{"resource_query_t: ERROR: " + err.Error() + "; raise it with --max-input-bytes=N\nERROR: error generating resources\n"}
+		default:
 			data = nil
 		}
 	}
@@ -99,7 +106,10 @@ func (c *cli) startup() error {
 	// allocate is nearly all kept).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	start := time.Now()
-	g, err := loadGraph(o.loadFormat, data, o.allowlist)
+	g, err := loadGraph(o.loadFormat, data, o.allowlist, o.limits)
+	if errors.Is(err, graph.ErrLimit) {
+		return &startupError{"resource_query_t: ERROR: " + limitText(err) + "\nERROR: error generating resources\n"}
+	}
 	if err != nil {
 		return &startupError{"resource_query_t: ERROR: " + readerText(err) + "\nERROR: error generating resources\n"}
 	}
@@ -193,7 +203,10 @@ func lookupCommand(tok string) string {
 // readFile reads a file named on the command line or in a command, at most
 // graph.DefaultMaxInputBytes of it: a jobspec or graph named /dev/zero or
 // a fifo must not exhaust memory.
-func readFile(path string) ([]byte, error) {
+func readFile(path string) ([]byte, error) { return readFileMax(path, maxFileBytes) }
+
+// readFileMax is readFile with the bound maxFileBytes.
+func readFileMax(path string, maxFileBytes int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -211,7 +224,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > maxFileBytes {
-		return nil, fmt.Errorf("%s: more than %d bytes: %w", path, maxFileBytes, graph.ErrLimit)
+		return nil, fmt.Errorf("%s: %w: more than %d bytes (--max-input-bytes)", path, graph.ErrLimit, maxFileBytes)
 	}
 	return data, nil
 }

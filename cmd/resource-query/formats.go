@@ -19,15 +19,18 @@ import (
 // checkout.
 var defaultGraph = gofluxion.DemoGraphML()
 
-// fluxionJGF is the JGF reader resource-query uses: it accepts what
+// fluxionJGF is the JGF reader of update and attach: it accepts what
 // Fluxion accepts (negative sizes wrap, cycles and second parents load),
 // where the library's default reader is strict.
 var fluxionJGF = jgf.Options{Fluxion: true}
 
-// loadGraph reads a graph document in the given load format.
-func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, error) {
+// loadGraph reads a graph document in the given load format under the
+// reader limits l.
+func loadGraph(format string, data []byte, allowlist string, l gofluxion.Limits) (*graph.Graph, error) {
 	if format == gofluxion.FormatJGF || format == gofluxion.FormatJGFShorthand {
-		return fluxionJGF.Read(data)
+		o := fluxionJGF
+		o.MaxVertices, o.MaxInputBytes = l.MaxVertices, l.MaxInputBytes
+		return o.Read(data)
 	}
 	if format == gofluxion.FormatRV1Exec || format == gofluxion.FormatRV1ExecForce {
 		// Fluxion loads a nodelist that names a host twice; the library
@@ -36,7 +39,38 @@ func loadGraph(format string, data []byte, allowlist string) (*graph.Graph, erro
 			return g, nil
 		}
 	}
-	return gofluxion.ReadGraph(format, data, allowlist)
+	return l.ReadGraph(format, data, allowlist)
+}
+
+// limitText is the start-up message for a graph that exceeds one of the
+// reader's limits. Fluxion has no such limits and would load the graph,
+// so the message is ours: the reader's own, with the limit named by the
+// flag that raises it.
+func limitText(err error) string {
+	msg := err.Error()
+	var ge *grug.Error
+	var je *jgf.Error
+	if errors.As(err, &ge) {
+		msg = ge.Error()
+	} else if errors.As(err, &je) {
+		msg = je.Error()
+	}
+	flag := ""
+	for _, f := range []struct{ field, flag string }{
+		{"MaxVertices", "--max-vertices"}, {"MaxDepth", "--max-depth"},
+		{"MaxPathBytes", "--max-path-bytes"}, {"MaxInputBytes", "--max-input-bytes"},
+	} {
+		for _, prefix := range []string{"graph.ReadLimits.", "Options.", "Limits."} {
+			if strings.Contains(msg, prefix+f.field) {
+				msg = strings.ReplaceAll(msg, prefix+f.field, f.flag)
+				flag = f.flag
+			}
+		}
+	}
+	if flag == "" {
+		return msg
+	}
+	return msg + "; raise it with " + flag + "=N"
 }
 
 // readerText is the text Fluxion's reader would report for err.

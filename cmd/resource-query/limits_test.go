@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/graph"
+	"github.com/gofluxion/gofluxion/grug"
 	"github.com/gofluxion/gofluxion/internal/idset"
 )
 
@@ -79,4 +85,73 @@ func clipped(s string) string {
 		return s[:300] + "..."
 	}
 	return s
+}
+
+// Issue 22 item 2: the 65,536×64 benchmark graph (4,259,841 vertices)
+// failed to load with Fluxion's generic "error in reading grug string",
+// naming no limit. The default now holds it, and a graph beyond a limit
+// gets a message naming the limit and the flag that raises it.
+func TestLoadLimits(t *testing.T) {
+	if n := 1 + 65536*(1+64); graph.DefaultMaxVertices < n {
+		t.Errorf("graph.DefaultMaxVertices %d < %d, the 65,536×64 cluster", graph.DefaultMaxVertices, n)
+	}
+	dir := t.TempDir()
+	grugFile := filepath.Join(dir, "c.graphml")
+	if err := os.WriteFile(grugFile, []byte(grug.Cluster("c", 10, 100)), 0o644); err != nil { // 1,011 vertices
+		t.Fatal(err)
+	}
+	g, err := grug.Read(grug.Cluster("c", 10, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := gofluxion.WriteJGF(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jgfFile := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(jgfFile, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobspecFile, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "jobspecs", "core.yaml"))
+	const generic = "error in reading grug string"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // in stderr; "" when the graph loads
+	}{
+		{"grug vertices", []string{"-L", grugFile, "--max-vertices=1000"}, "limit of 1000 vertices (--max-vertices); raise it with --max-vertices=N\nERROR: error generating resources\n"},
+		{"grug vertices separate", []string{"-L", grugFile, "--max-vertices", "1000"}, "(--max-vertices); raise it with --max-vertices=N\n"},
+		{"grug fits", []string{"-L", grugFile, "--max-vertices=1011"}, ""},
+		{"grug depth", []string{"-L", grugFile, "--max-depth=1"}, "(the depth limit --max-depth); raise it with --max-depth=N\n"},
+		{"grug paths", []string{"-L", grugFile, "--max-path-bytes=100"}, "(--max-path-bytes); raise it with --max-path-bytes=N\n"},
+		{"input bytes", []string{"-L", grugFile, "--max-input-bytes=100"}, "more than 100 bytes (--max-input-bytes); raise it with --max-input-bytes=N\n"},
+		{"jgf vertices", []string{"-f", "jgf", "-L", jgfFile, "--max-vertices=1000"}, "(--max-vertices); raise it with --max-vertices=N\n"},
+		{"jgf fits", []string{"-f", "jgf", "-L", jgfFile, "--max-vertices=1011"}, ""},
+		{"jgf input bytes", []string{"-f", "jgf", "-L", jgfFile, "--max-input-bytes=1000"}, "(--max-input-bytes); raise it with --max-input-bytes=N\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var so, se bytes.Buffer
+			code := run(append(c.args, "-d"), strings.NewReader("match allocate "+jobspecFile+"\nquit\n"), &so, &se)
+			if c.want == "" {
+				if code != 0 || !strings.Contains(so.String(), "core") {
+					t.Errorf("exit %d, stdout %q, stderr %q: want a loaded graph and a match", code, clipped(so.String()), se.String())
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(se.String(), c.want) || strings.Contains(se.String(), generic) {
+				t.Errorf("exit %d, stderr %q: want status 1 and %q", code, se.String(), c.want)
+			}
+		})
+	}
+	for _, bad := range []string{"0", "-5", "x", "99999999999"} {
+		var so, se bytes.Buffer
+		if code := run([]string{"--max-vertices=" + bad}, strings.NewReader("quit\n"), &so, &se); code != 1 || !strings.Contains(se.String(), "--max-vertices: "+bad) {
+			t.Errorf("--max-vertices=%s: exit %d, stderr %q", bad, code, clipped(se.String()))
+		}
+	}
+	// No short form: the codes of the long options are not letters.
+	var so, se bytes.Buffer
+	if code := run([]string{"-\x80", "5"}, strings.NewReader("quit\n"), &so, &se); code != 1 || !strings.Contains(se.String(), "invalid option") {
+		t.Errorf("-\\x80: exit %d, stderr %q", code, clipped(se.String()))
+	}
 }

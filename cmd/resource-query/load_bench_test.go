@@ -57,7 +57,7 @@ func BenchmarkGraphLoad(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				benchSink = nil
-				g, err := loadGraph(gofluxion.FormatJGF, data, "")
+				g, err := loadGraph(gofluxion.FormatJGF, data, "", gofluxion.Limits{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -12,9 +12,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gofluxion/gofluxion"
 )
 
 const usageText = `usage: resource-query [OPTIONS…]
@@ -70,6 +73,10 @@ OPTIONS:
 
     -d, --disable-prompt
             Don't print the prompt
+
+    --max-vertices=<n>, --max-depth=<n>, --max-path-bytes=<n>, --max-input-bytes=<n>
+            Limits of the graph reader (gofluxion only; default 8388608
+            vertices, depth 256, 1 GiB of vertex paths, a 1 GiB load file)
 `
 
 type options struct {
@@ -89,16 +96,28 @@ type options struct {
 	graphFormat    string
 	graphOutputSet bool
 	graphOutput    string // -o: the basename of the graph written at exit
+	// limits are the reader's limits (--max-*, ours: Fluxion has none);
+	// a zero field takes the library's default.
+	limits gofluxion.Limits
 }
+
+// Codes of the long-only options (no short form: above ASCII).
+const (
+	optMaxVertices = 0x80 + iota
+	optMaxDepth
+	optMaxPathBytes
+	optMaxInputBytes
+)
 
 var longOpts = map[string]byte{
 	"load-file": 'L', "load-format": 'f', "load-allowlist": 'W', "match-subsystems": 'S',
 	"match-policy": 'P', "traverser-policy": 'T', "match-format": 'F', "graph-format": 'g',
 	"graph-output": 'o', "prune-filters": 'p', "test-output": 't', "reserve-vtx-vec": 'r',
 	"elapse-time": 'e', "disable-prompt": 'd', "help": 'h',
+	"max-vertices": optMaxVertices, "max-depth": optMaxDepth, "max-path-bytes": optMaxPathBytes, "max-input-bytes": optMaxInputBytes,
 }
 
-const argOpts = "LfWSPTFgoptr"
+const argOpts = "LfWSPTFgoptr\x80\x81\x82\x83"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -157,7 +176,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, int) {
 		case strings.HasPrefix(a, "-") && len(a) > 1 && a != "--":
 			for j := 1; j < len(a); j++ {
 				c := a[j]
-				if strings.IndexByte(argOpts, c) >= 0 {
+				if c < 0x80 && strings.IndexByte(argOpts, c) >= 0 {
 					if j+1 < len(a) {
 						val = a[j+1:]
 					} else if i+1 < len(args) {
@@ -184,6 +203,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, int) {
 	}
 	return o, -1
 }
+
+// limitFlags names the flag of each long-only limit option.
+var limitFlags = map[byte]string{optMaxVertices: "max-vertices", optMaxDepth: "max-depth", optMaxPathBytes: "max-path-bytes", optMaxInputBytes: "max-input-bytes"}
 
 var (
 	loadFormats  = []string{"grug", "hwloc", "jgf", "jgf_shorthand", "rv1exec", "rv1exec_force"}
@@ -260,6 +282,21 @@ func (o *options) apply(c byte, v string, _ bool, stderr io.Writer) int {
 			n = 0
 		}
 		o.reserveVtxVec = n
+	case optMaxVertices, optMaxDepth, optMaxPathBytes, optMaxInputBytes:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n > math.MaxInt32 && c != optMaxPathBytes && c != optMaxInputBytes {
+			return usageError(stderr, "[ERROR] not a positive integer in range for --"+limitFlags[c]+": "+v)
+		}
+		switch c {
+		case optMaxVertices:
+			o.limits.MaxVertices = int(n)
+		case optMaxDepth:
+			o.limits.MaxDepth = int(n)
+		case optMaxPathBytes:
+			o.limits.MaxPathBytes = n
+		case optMaxInputBytes:
+			o.limits.MaxInputBytes = n
+		}
 	case 'e':
 		o.elapse = true
 	case 'd':

@@ -169,17 +169,26 @@ func (c *Client) conn(addr string) (int, error) {
 	return len(c.addrs) - 1, nil
 }
 
+// stub returns replica i's stub, or nil once the client is closed.
 func (c *Client) stub(i int) pb.MatcherClient {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if len(c.stubs) == 0 {
+		return nil
+	}
 	return c.stubs[i%len(c.stubs)]
 }
 
+// n is the number of replicas, at least 1 (a closed client's calls fail
+// with ErrClosed before they use it).
 func (c *Client) n() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.stubs)
+	return max(len(c.stubs), 1)
 }
+
+// ErrClosed is returned by a call on a closed Client.
+var ErrClosed = errors.New("client: closed")
 
 // Close closes the connections.
 func (c *Client) Close() error {
@@ -242,12 +251,16 @@ func (c *Client) callSized(ctx context.Context, size int, f func(ctx context.Con
 	var last error
 	for attempt := 0; ; attempt++ {
 		i := int(c.leader.Load())
+		stub := c.stub(i)
+		if stub == nil {
+			return ErrClosed
+		}
 		actx, cancel := context.WithTimeout(ctx, c.opts.AttemptTimeout)
 		if size >= 0 {
 			actx = metadata.AppendToOutgoingContext(actx, wire.RequestBytesHeader, strconv.Itoa(size))
 		}
 		var tr metadata.MD
-		err := f(actx, c.stub(i), grpc.Trailer(&tr))
+		err := f(actx, stub, grpc.Trailer(&tr))
 		cancel()
 		if err == nil {
 			return nil

@@ -336,6 +336,64 @@ func TestOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// TestPipelining: one client with many operations in flight (32
+// goroutines sharing it), its sequence numbers arriving in any order:
+// every operation is applied once, at its own index, and every match's
+// cancel finds its job.
+func TestPipelining(t *testing.T) {
+	c := startRemote(t)
+	js := spec(t, c, `version: 1
+resources: [{type: node, count: 1, with: [{type: socket, count: 1, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 1}]}]}]}]
+attributes: {system: {duration: 100}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`)
+	const workers, pairs = 32, 10
+	idx := make(chan uint64, workers*pairs*2)
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i := range pairs {
+				a, err := c.Match(gofluxion.Allocate, js, int64(w*pairs+i))
+				if err != nil {
+					errs <- err
+					return
+				}
+				res, err := c.Apply(context.Background(), &pb.Op{Kind: &pb.Op_Cancel{Cancel: &pb.Cancel{Id: a.JobID}}})
+				if err == nil && res.GetError() != nil {
+					err = fmt.Errorf("cancel %d: %s", a.JobID, res.GetError().GetMessage())
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				idx <- res.GetIndex()
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range workers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		t.Fatal(first)
+	}
+	close(idx)
+	seen := map[uint64]bool{}
+	for i := range idx {
+		if seen[i] {
+			t.Fatalf("two cancels answered at index %d", i)
+		}
+		seen[i] = true
+	}
+	st, err := c.Stats()
+	if err != nil || st.Jobs != 0 || len(seen) != workers*pairs {
+		t.Fatalf("%d cancels answered, %d jobs left (%v)", len(seen), st.Jobs, err)
+	}
+}
+
 // Usage, the picture and the job table's nodes are on gofluxion.Interface:
 // the client answers as the in-process matcher does (issue 21, item 4).
 func TestUsageAndPictureRemote(t *testing.T) {
@@ -376,5 +434,21 @@ func TestUsageAndPictureRemote(t *testing.T) {
 	}
 	if err != nil || !slices.Equal(lj, rj) || lj[0].Nodes == "" {
 		t.Errorf("job tables: local %+v, remote %+v, %v", lj, rj, err)
+	}
+}
+
+// TestCallAfterClose: a call on a closed client fails with ErrClosed (it
+// divided by zero before).
+func TestCallAfterClose(t *testing.T) {
+	c, err := client.Dial([]string{"127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := c.Info(1); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("Info after Close: %v, want ErrClosed", err)
+	}
+	if err := c.Cancel(1); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("Cancel after Close: %v, want ErrClosed", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofluxion/gofluxion/service/client"
 	"github.com/gofluxion/gofluxion/service/pb"
+	"github.com/gofluxion/gofluxion/service/server"
 	"github.com/gofluxion/gofluxion/service/state"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
@@ -214,32 +215,39 @@ func TestFailoverNoLostDecisions(t *testing.T) {
 	survivor.d.kill(syscall.SIGTERM)
 	logs := committedLog(t, survivor.dir)
 	st := state.New(nil)
+	nops := 0
 	for _, l := range logs {
-		op := &pb.Op{}
-		if err := proto.Unmarshal(l.Data, op); err != nil {
+		// An entry holds one operation or a batch; each has its own
+		// operation index, the next after the last applied.
+		ops, err := server.EntryOps(l.Data)
+		if err != nil {
 			t.Fatal(err)
 		}
-		res := st.Apply(l.Index, op)
-		if op.GetGenesis() != nil { // the initial graph, written by the first leader
-			if res.GetError() != nil || !st.HasGraph() {
-				t.Fatalf("index %d: genesis: %v", l.Index, res.GetError())
+		for _, op := range ops {
+			nops++
+			idx := st.Applied() + 1
+			res := st.Apply(idx, op)
+			if op.GetGenesis() != nil { // the initial graph, written by the first leader
+				if res.GetError() != nil || !st.HasGraph() {
+					t.Fatalf("index %d: genesis: %v", idx, res.GetError())
+				}
+				continue
 			}
-			continue
-		}
-		k := key{op.GetClient(), op.GetSeq()}
-		if a, ok := ackAt[l.Index]; ok {
-			// The server stamps the log time; the client marks its retries.
-			logged := proto.Clone(op).(*pb.Op)
-			logged.Time, logged.Retry = 0, a.op.GetRetry()
-			if !proto.Equal(a.op, logged) {
-				t.Fatalf("index %d: log has %v, the client was answered for %v", l.Index, op, a.op)
+			k := key{op.GetClient(), op.GetSeq()}
+			if a, ok := ackAt[idx]; ok {
+				// The server stamps the log time; the client marks its retries.
+				logged := proto.Clone(op).(*pb.Op)
+				logged.Time, logged.Retry = 0, a.op.GetRetry()
+				if !proto.Equal(a.op, logged) {
+					t.Fatalf("index %d: log has %v, the client was answered for %v", idx, op, a.op)
+				}
+				sameResult(t, a.res, res)
+				delete(ackAt, idx)
+			} else if !seen[k] {
+				t.Fatalf("index %d: log entry %v was never acknowledged, nor is it a retry", idx, op)
 			}
-			sameResult(t, a.res, res)
-			delete(ackAt, l.Index)
-		} else if !seen[k] {
-			t.Fatalf("index %d: log entry %v was never acknowledged, nor is it a retry", l.Index, op)
+			seen[k] = true
 		}
-		seen[k] = true
 	}
 	if len(ackAt) != 0 {
 		for i := range ackAt {
@@ -256,5 +264,5 @@ func TestFailoverNoLostDecisions(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	sameState(t, "replica "+survivor.id, states[survivor.id], st)
-	t.Logf("%d operations acknowledged, %d log entries, %d jobs", len(acks), len(logs), len(st.Matcher().Jobs()))
+	t.Logf("%d operations acknowledged, %d operations in %d log entries, %d jobs", len(acks), nops, len(logs), len(st.Matcher().Jobs()))
 }

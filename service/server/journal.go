@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofluxion/gofluxion"
@@ -103,7 +104,14 @@ type Standalone struct {
 	since   int
 	last    int64 // log time of the last batch (UnixNano), never decreasing
 	lock    *os.File
+	// Operations and fsyncs of the committer (syncs/ops is the group
+	// commit's figure).
+	ops, syncs atomic.Uint64
 }
+
+// Committed returns the operations committed and the journal fsyncs they
+// took.
+func (s *Standalone) Committed() (ops, syncs uint64) { return s.ops.Load(), s.syncs.Load() }
 
 // JournalError is a journal that cannot be replayed as it is: a bad
 // record that is not the last one, a gap in the indexes, or a journal that
@@ -664,6 +672,8 @@ func (s *Standalone) commit() {
 		if err == nil {
 			err = s.f.Sync()
 		}
+		s.syncs.Add(1)
+		s.ops.Add(uint64(len(batch)))
 		if s.opts.Metrics != nil {
 			s.opts.Metrics.Fsync.Observe(time.Since(t0).Seconds())
 			s.opts.Metrics.Batch.Observe(float64(len(batch)))

@@ -23,9 +23,10 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Replicated mode: the state machine behind hashicorp/raft. Every
-// mutating operation is a log entry (the Op's protobuf encoding), which
-// the FSM applies to the matcher on every replica once it is committed;
+// Replicated mode: the state machine behind hashicorp/raft. Mutating
+// operations are log entries (an Op's protobuf encoding, or a batch of
+// them: batch.go), which the FSM applies to the matcher on every replica
+// once they are committed;
 // FSM snapshots are the state machine's snapshot (Matcher.Snapshot with
 // the applied index and the session table). The log and stable store is
 // raft-boltdb (fsync on every append), snapshots go to files.
@@ -73,6 +74,9 @@ type ReplicatedOptions struct {
 	Metrics                                               *Metrics
 	// Sessions configures the session table (the same on every replica).
 	Sessions state.Options
+	// MaxEntryOps bounds the operations proposed in one log entry
+	// (default MaxEntryOps; 1 proposes every operation alone).
+	MaxEntryOps int
 	// Security, when its TLS has a CA, runs the Raft transport over
 	// mutual TLS: every peer presents a certificate the CA verifies,
 	// with the admin role. Without a CA, Raft is plaintext (gofluxiond
@@ -104,6 +108,7 @@ type Replicated struct {
 	grpc  map[string]string // replica id -> gRPC address (hints only)
 	// misconfigured: the command line differs from the Genesis.
 	misconfigured error
+	prop          *proposer
 
 	progress  *progress     // the leader's view of the peers' match indexes
 	stop      chan struct{} // closed by Close
@@ -113,16 +118,13 @@ type Replicated struct {
 
 type fsm struct{ st *state.State }
 
+// Apply applies an entry's operations (one, or a batch: batch.go) and
+// returns their results ([]*pb.Result).
 func (f *fsm) Apply(l *raft.Log) any {
 	if l.Type != raft.LogCommand {
 		return nil
 	}
-	op := &pb.Op{}
-	if err := proto.Unmarshal(l.Data, op); err != nil {
-		// Every replica fails it the same way.
-		return &pb.Result{Index: l.Index, Error: &pb.Error{Kind: "invalid", Message: "undecodable log entry: " + err.Error()}}
-	}
-	return f.st.Apply(l.Index, op)
+	return ApplyEntry(f.st, l.Data)
 }
 
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) { return &fsmSnap{f.st.Freeze()}, nil }
@@ -242,6 +244,11 @@ func OpenReplicated(o ReplicatedOptions) (*Replicated, error) {
 		return nil, err
 	}
 	b.r = r
+	if o.MaxEntryOps <= 0 {
+		o.MaxEntryOps = MaxEntryOps
+	}
+	b.prop = &proposer{r: r, in: make(chan *proposal, 4096), stop: b.done, timeout: o.ApplyTimeout, maxOps: o.MaxEntryOps}
+	go b.prop.run()
 	go b.genesisWhenLeader()
 	go b.promoter(o.PromoteInterval, logger)
 	return b, nil
@@ -273,11 +280,11 @@ func storedConfig(logs raft.LogStore, snaps raft.SnapshotStore) *state.Config {
 		if l.Type != raft.LogCommand {
 			continue
 		}
-		op := &pb.Op{}
-		if proto.Unmarshal(l.Data, op) != nil || op.GetGenesis() == nil {
+		ops, err := EntryOps(l.Data)
+		if err != nil || ops[0].GetGenesis() == nil {
 			return nil
 		}
-		cfg, _ := state.GenesisConfig(op.GetGenesis())
+		cfg, _ := state.GenesisConfig(ops[0].GetGenesis())
 		return cfg
 	}
 	return nil
@@ -400,8 +407,24 @@ func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	f := b.r.Apply(data, timeout)
-	if err := f.Error(); err != nil {
+	// The proposer puts it in the next log entry with whatever else is
+	// queued (batch.go).
+	p := &proposal{data: data, done: make(chan struct{})}
+	select {
+	case b.prop.in <- p:
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case <-b.done:
+		return nil, status.Error(codes.Unavailable, "shutting down")
+	}
+	select {
+	case <-p.done:
+	case <-b.done:
+		// The entry may still commit; the client's retry (same seq) gets
+		// its result from the session table then.
+		return nil, status.Error(codes.Unavailable, "shutting down")
+	}
+	if err := p.err; err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrLeadershipTransferInProgress) {
 			// Lost leadership: the entry may still commit under the next
 			// leader; the client's retry (same seq) gets its result then.
@@ -409,11 +432,16 @@ func (b *Replicated) Apply(ctx context.Context, op *pb.Op) (*pb.Result, error) {
 		}
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
-	res, ok := f.Response().(*pb.Result)
-	if !ok {
+	if p.res == nil {
 		return nil, status.Error(codes.Internal, "no result from the state machine")
 	}
-	return res, nil
+	return p.res, nil
+}
+
+// Proposed returns the operations and the log entries proposed by this
+// replica so far (entries/ops is the batching's figure).
+func (b *Replicated) Proposed() (ops, entries uint64) {
+	return b.prop.ops.Load(), b.prop.entries.Load()
 }
 
 // Read implements Backend. A leader read first confirms leadership with

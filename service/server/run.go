@@ -102,7 +102,8 @@ func Main(args []string, stderr io.Writer) int {
 		}
 		r, err := OpenReplicated(ReplicatedOptions{ID: *id, Dir: *dir, RaftAddr: *raftAddr, RaftAdvertise: *raftAdv, GRPCAddr: *advertise,
 			Bootstrap: *bootstrap, Peers: ps, Initial: initial, SnapshotThreshold: uint64(*snapEvery),
-			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics, Sessions: sessions, Config: cfg, Given: c.given, Security: sec})
+			HeartbeatTimeout: *election, ElectionTimeout: *election, LogLevel: *logLevel, Metrics: metrics, Sessions: sessions, Config: cfg, Given: c.given, Security: sec,
+			MaxEntryOps: c.maxEntryOps})
 		if err != nil {
 			logger.Print(err)
 			return 1
@@ -177,6 +178,7 @@ type config struct {
 	given                                                []string // state.ConfigFields set on the command line
 	sessions                                             int
 	sessionAge                                           time.Duration
+	maxEntryOps                                          int
 	maxInflight                                          int64
 	maxStreams                                           int
 	ca, cert, key, roles                                 string
@@ -228,6 +230,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.election, "election-timeout", 0, "raft: heartbeat and election timeout (default 1s)")
 	fs.Int64Var(&c.repairAt, "repair-journal-at", -1, "standalone: offline repair: cut the journal in -data at this byte offset (named by the start error), keeping the cut bytes in journal.cut-OFFSET, and exit")
 	fs.IntVar(&c.sessions, "sessions", state.MaxSessions, "session table size: clients whose retries are answered without applying them twice (the same on every replica)")
+	fs.IntVar(&c.maxEntryOps, "max-entry-ops", MaxEntryOps, "raft: operations proposed together in one log entry at most (1: each alone)")
 	fs.DurationVar(&c.sessionAge, "session-max-age", state.MaxAge, "a session unused for this long (log time) expires; at least 10m, the retry window (the same on every replica)")
 	fs.Int64Var(&c.maxInflight, "max-inflight-bytes", 0, "request bytes the server holds at once; past it RPCs are refused with RESOURCE_EXHAUSTED and clients retry (default: an eighth of the memory limit, at most 4 GiB)")
 	fs.IntVar(&c.maxStreams, "max-streams", MaxStreamsPerConn, "concurrent RPCs per client connection")

@@ -212,11 +212,10 @@ func sameState(t testing.TB, name string, remote gofluxion.Interface, st *state.
 		}
 		return out
 	}
-	if !slices.Equal(strip(got), strip(want)) {
-		g, w := strip(got), strip(want)
+	if g, w := strip(got), strip(want); !slices.Equal(g, w) {
 		for i := range min(len(g), len(w)) {
 			if g[i] != w[i] {
-				t.Fatalf("%s: job table differs from the replay (%d vs %d jobs): first at %d: %+v, the replay has %+v", name, len(got), len(want), i, g[i], w[i])
+				t.Fatalf("%s: job table differs from the replay (%d vs %d jobs): first at %d: %+v vs %+v", name, len(got), len(want), i, g[i], w[i])
 			}
 		}
 		t.Fatalf("%s: job table differs from the replay (%d vs %d jobs)", name, len(got), len(want))

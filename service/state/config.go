@@ -109,7 +109,7 @@ func (s *State) genesis(g *pb.Genesis) error {
 	if err != nil {
 		return fmt.Errorf("genesis graph: %w", err)
 	}
-	s.m, s.cfg, s.opts = m, &cfg, cfg.Options()
+	s.m, s.cfg, s.opts, s.parsed = m, &cfg, cfg.Options(), nil
 	return nil
 }
 

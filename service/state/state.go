@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/gofluxion/gofluxion"
+	"github.com/gofluxion/gofluxion/jobspec"
 	"github.com/gofluxion/gofluxion/service/internal/wire"
 	"github.com/gofluxion/gofluxion/service/pb"
 	"google.golang.org/protobuf/proto"
@@ -105,6 +106,36 @@ type State struct {
 	sessions map[string]*session
 	cfg      *Config // from the Genesis (nil: none, or a state made from a matcher)
 	clock
+	// parsed caches the jobspecs parsed by Apply (by their bytes): a
+	// scheduler sends the same few shapes over and over, and parsing
+	// the YAML cost more than the match. Used by Apply only; emptied
+	// when the graph's types may change (a parse checks them).
+	parsed map[string]*jobspec.Jobspec
+}
+
+// Bounds of the jobspec cache: entries, and the largest jobspec cached.
+const (
+	maxParsed      = 64
+	maxParsedBytes = 16 << 10
+)
+
+// parse parses a Match's jobspec, from the cache when it holds it.
+func (s *State) parse(m *gofluxion.Matcher, data []byte) (*jobspec.Jobspec, error) {
+	if len(data) > maxParsedBytes {
+		return m.ParseJobspec(data)
+	}
+	if js, ok := s.parsed[string(data)]; ok {
+		return js, nil
+	}
+	js, err := m.ParseJobspec(data)
+	if err != nil {
+		return nil, err
+	}
+	if s.parsed == nil || len(s.parsed) >= maxParsed {
+		s.parsed = map[string]*jobspec.Jobspec{}
+	}
+	s.parsed[string(data)] = js
+	return js, nil
 }
 
 // clock is the state's log time, and what evictions left behind; it is
@@ -209,8 +240,12 @@ func (s *State) Apply(index uint64, op *pb.Op) *pb.Result {
 	}
 	m := s.m
 	s.mu.Unlock()
+	switch op.GetKind().(type) {
+	case *pb.Op_Attach, *pb.Op_Remove, *pb.Op_RemoveRanks:
+		s.parsed = nil // the graph's types may change
+	}
 	// Reads go on meanwhile: the matcher has its own lock.
-	r := apply(m, op)
+	r := s.apply(m, op)
 	r.Index = index
 	if se != nil {
 		b, _ := proto.Marshal(r)
@@ -310,13 +345,13 @@ func (s *State) expire() {
 }
 
 // apply runs one operation on m.
-func apply(m *gofluxion.Matcher, op *pb.Op) *pb.Result {
+func (s *State) apply(m *gofluxion.Matcher, op *pb.Op) *pb.Result {
 	r := &pb.Result{}
 	var err error
 	switch k := op.GetKind().(type) {
 	case *pb.Op_Match:
 		var a *gofluxion.Allocation
-		a, err = match(m, k.Match)
+		a, err = s.match(m, k.Match)
 		if err == nil && a != nil {
 			r.Allocation, err = a.MarshalBinary()
 		}
@@ -347,8 +382,8 @@ func apply(m *gofluxion.Matcher, op *pb.Op) *pb.Result {
 	return r
 }
 
-func match(m *gofluxion.Matcher, q *pb.Match) (*gofluxion.Allocation, error) {
-	js, err := m.ParseJobspec(q.GetJobspec())
+func (s *State) match(m *gofluxion.Matcher, q *pb.Match) (*gofluxion.Allocation, error) {
+	js, err := s.parse(m, q.GetJobspec())
 	if err != nil {
 		return nil, err
 	}
@@ -450,6 +485,7 @@ func (s *State) Restore(r io.Reader) error {
 	}
 	s.mu.Lock()
 	s.m, s.applied, s.sessions, s.clock, s.cfg = m, h.Applied, h.Sessions, h.clock, h.Config
+	s.parsed = nil
 	if h.Config != nil {
 		s.opts = h.Config.Options()
 	}

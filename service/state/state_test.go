@@ -317,3 +317,52 @@ func TestClockJump(t *testing.T) {
 		})
 	}
 }
+
+// TestParsedJobspecCache: the state caches parsed jobspecs; a stream of
+// matches of a few shapes, cancels and graph changes (which may change
+// the types a parse accepts) gives the same results as the library
+// parsing every jobspec afresh.
+func TestParsedJobspecCache(t *testing.T) {
+	st := newState(t)
+	ref, err := gofluxion.New(gofluxion.DemoGraph(), gofluxion.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := `version: 1
+resources: [{type: node, count: 1, with: [{type: socket, count: 1, with: [{type: slot, count: 1, label: default, with: [{type: core, count: 1}, {type: gpu, count: 1}]}]}]}]
+attributes: {system: {duration: 10}}
+tasks: [{command: [app], slot: default, count: {per_slot: 1}}]
+`
+	specs := []string{job, gpu, "version: 1\nresources: ["}
+	var ops []*pb.Op
+	for i := range 60 {
+		ops = append(ops, &pb.Op{Kind: &pb.Op_Match{Match: &pb.Match{Op: int32(gofluxion.Allocate), Jobspec: []byte(specs[i%len(specs)]), At: int64(i)}}})
+		if i%7 == 0 {
+			ops = append(ops, &pb.Op{Kind: &pb.Op_Cancel{Cancel: &pb.Cancel{Id: uint64(i / 2)}}})
+		}
+		if i == 30 {
+			ops = append(ops, &pb.Op{Kind: &pb.Op_RemoveRanks{RemoveRanks: &pb.RemoveRanks{Ranks: "0-6"}}})
+		}
+	}
+	for i, o := range ops {
+		got := st.Apply(uint64(i+1), o)
+		var werr error
+		switch k := o.GetKind().(type) {
+		case *pb.Op_Match:
+			js, err := ref.ParseJobspec(k.Match.GetJobspec())
+			if werr = err; err == nil {
+				_, werr = ref.Match(gofluxion.Allocate, js, k.Match.GetAt())
+			}
+		case *pb.Op_Cancel:
+			werr = ref.Cancel(k.Cancel.GetId())
+		case *pb.Op_RemoveRanks:
+			werr = ref.RemoveRanks(k.RemoveRanks.GetRanks())
+		}
+		if (werr == nil) != (got.GetError() == nil) || werr != nil && werr.Error() != got.GetError().GetMessage() {
+			t.Fatalf("op %d (%v): state gives %v, the library %v", i+1, o, got.GetError(), werr)
+		}
+	}
+	if fmt.Sprint(ref.Jobs()) == "" || len(ref.Jobs()) != len(st.Matcher().Jobs()) {
+		t.Fatalf("%d jobs in the state, %d in the library", len(st.Matcher().Jobs()), len(ref.Jobs()))
+	}
+}

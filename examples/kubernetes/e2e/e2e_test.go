@@ -167,6 +167,12 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("TopologyPreferred", func(t *testing.T) { topologyPreferred(t, kube{t: t, cs: cs}, wait) })
 	t.Run("NUMASingle", func(t *testing.T) { numaSingle(t, kube{t: t, cs: cs}, cfg, sched, wait) })
 	t.Run("GangReservation", func(t *testing.T) { gangReservation(t, kube{t: t, cs: cs}, wait) })
+	t.Run("TaintToleration", func(t *testing.T) { taintToleration(t, kube{t: t, cs: cs}, wait) })
+	t.Run("NFDProperties", func(t *testing.T) { nfdProperties(t, kube{t: t, cs: cs}, wait) })
+	t.Run("ReplacementSameRack", func(t *testing.T) { replacementSameRack(t, kube{t: t, cs: cs}, wait) })
+	t.Run("FilterRejectedRetry", func(t *testing.T) { filterRejectedRetry(t, kube{t: t, cs: cs}, wait) })
+	t.Run("WorkloadGang", func(t *testing.T) { workloadGang(t, kube{t: t, cs: cs}, bin, saCfg, wait) })
+	t.Run("PlacementPlugin", func(t *testing.T) { placementPlugin(t, kube{t: t, cs: cs}, bin, saCfg, wait) })
 	t.Run("DeployedRBAC", func(t *testing.T) { deployedRBAC(t, cs, saCfg, sched) })
 	t.Logf("end to end: %v", time.Since(start).Round(time.Millisecond))
 }

@@ -86,7 +86,10 @@ func startAPIServer(t *testing.T, etcdURL string) *rest.Config {
 	srv, err := kubeapiservertesting.StartTestServer(t,
 		&kubeapiservertesting.TestServerInstanceOptions{EnableCertAuth: true, DisableInvariantChecks: true},
 		[]string{"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition", "--endpoint-reconciler-type=none",
-			"--authorization-mode=RBAC"}, sc)
+			"--authorization-mode=RBAC",
+			// native gangs (WorkloadGang, PlacementPlugin): the PodGroup API
+			"--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",
+			"--runtime-config=scheduling.k8s.io/v1beta1=true"}, sc)
 	if err != nil {
 		t.Fatalf("kube-apiserver: %v", err)
 	}
@@ -212,7 +215,8 @@ func buildScheduler(t *testing.T) string {
 		t.Skip("the go command is not in PATH: cannot build the scheduler binary")
 	}
 	bin := filepath.Join(t.TempDir(), "kube-scheduler")
-	cmd := exec.Command(gobin, "build", "-o", bin, "./cmd/kube-scheduler")
+	// with E2ERejectNodes, the test Filter plugin (e2e_filter.go)
+	cmd := exec.Command(gobin, "build", "-tags", "e2efilter", "-o", bin, "./cmd/kube-scheduler")
 	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -241,6 +245,9 @@ profiles:
       postFilter:
         disabled:
           - name: DefaultPreemption
+      filter:
+        enabled:
+          - name: E2ERejectNodes
     pluginConfig:
       - name: GoFluxion
         args:
@@ -260,6 +267,8 @@ type scheduler struct {
 	log string
 	cmd *exec.Cmd
 	n   int
+	// extra command-line arguments (feature gates)
+	args []string
 }
 
 func newScheduler(t *testing.T, bin, kubeconfig string) *scheduler {
@@ -285,7 +294,7 @@ func (s *scheduler) start() {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	s.cmd = exec.Command(s.bin, "--config", s.cfg, "--secure-port=0", "--v=2")
+	s.cmd = exec.Command(s.bin, append([]string{"--config", s.cfg, "--secure-port=0", "--v=2"}, s.args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = f, f
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)

@@ -264,6 +264,7 @@ func deployedRBAC(t *testing.T, admin kubernetes.Interface, saCfg *rest.Config, 
 	if !can(user.Username, user.Groups, "patch", "", "pods") || !can(user.Username, user.Groups, "watch", "topology.node.k8s.io", "noderesourcetopologies") {
 		t.Error("the ServiceAccount cannot patch pods or watch NodeResourceTopology objects")
 	}
+	checkWorkloadRBAC(t, admin, saCfg) // PodGroups (workload_test.go)
 	if can("system:kube-scheduler", nil, "patch", "", "pods") {
 		t.Log("note: the stock system:kube-scheduler role allows patching pods on this version")
 	} else {

@@ -68,6 +68,13 @@ type Args struct {
 	// once, in queue order (priority, then age). Default 1: EASY backfill.
 	// -1 turns reservations off.
 	ReservationDepth int `json:"reservationDepth,omitempty"`
+	// FeatureLabelPrefixes: a node label whose key starts with one of
+	// these (and a topology level's label) also becomes the property
+	// "key=value" of the node's vertex, so that an RFC 31 constraint
+	// (gofluxion.io/constraint) can ask for a value; every label is a
+	// property "key" anyway. Default [feature.node.kubernetes.io/] (Node
+	// Feature Discovery); an empty list: none.
+	FeatureLabelPrefixes []string `json:"featureLabelPrefixes,omitempty"`
 	// Matcher, when set, makes the plugin use the gofluxion matcher
 	// service (gofluxiond) instead of a matcher in the scheduler's
 	// process. Policy, Subsystems and PruneFilters are then gofluxiond's
@@ -99,18 +106,21 @@ type Level struct {
 
 // Defaults.
 const (
-	DefaultPolicy       = "lonode"
-	DefaultSubsystems   = "CA"
-	DefaultPruneFilters = "ALL:core,ALL:gpu,ALL:memory,ALL:node"
-	DefaultGroupLabel   = "gofluxion.io/group"
-	DefaultMinMemberKey = "gofluxion.io/min-member"
-	DefaultGPUResource  = "nvidia.com/gpu"
-	DefaultMemoryChunk  = "1Gi"
-	DefaultPermitWait   = 60
-	DefaultRFormat      = "jgf"
-	DefaultNUMA         = "nrt"
-	DefaultZoneLabel    = "topology.kubernetes.io/zone"
-	DefaultDepth        = 1
+	DefaultPolicy        = "lonode"
+	DefaultSubsystems    = "CA"
+	DefaultPruneFilters  = "ALL:core,ALL:gpu,ALL:memory,ALL:node"
+	DefaultGroupLabel    = "gofluxion.io/group"
+	DefaultMinMemberKey  = "gofluxion.io/min-member"
+	DefaultGPUResource   = "nvidia.com/gpu"
+	DefaultMemoryChunk   = "1Gi"
+	DefaultPermitWait    = 60
+	DefaultRFormat       = "jgf"
+	DefaultNUMA          = "nrt"
+	DefaultZoneLabel     = "topology.kubernetes.io/zone"
+	DefaultDepth         = 1
+	DefaultFeaturePrefix = "feature.node.kubernetes.io/"
+	// MaxFeaturePrefixes bounds FeatureLabelPrefixes.
+	MaxFeaturePrefixes = 32
 	// MaxLevels bounds the topology levels.
 	MaxLevels = 8
 	// MaxWalltimeSeconds bounds every duration (ten years).
@@ -148,6 +158,9 @@ func (a *Args) SetDefaults() {
 	}
 	if a.ReservationDepth == 0 {
 		a.ReservationDepth = DefaultDepth
+	}
+	if a.FeatureLabelPrefixes == nil {
+		a.FeatureLabelPrefixes = []string{DefaultFeaturePrefix}
 	}
 	if a.Matcher != nil && a.Matcher.TimeoutSeconds == 0 {
 		a.Matcher.TimeoutSeconds = DefaultMatcherTimeout
@@ -187,6 +200,14 @@ func (a *Args) Validate() error {
 	}
 	if a.ReservationDepth < -1 || a.ReservationDepth > 100 {
 		errs = append(errs, field.Invalid(root.Child("reservationDepth"), a.ReservationDepth, "must be -1 (off) or between 1 and 100"))
+	}
+	if len(a.FeatureLabelPrefixes) > MaxFeaturePrefixes {
+		errs = append(errs, field.TooMany(root.Child("featureLabelPrefixes"), len(a.FeatureLabelPrefixes), MaxFeaturePrefixes))
+	}
+	for i, p := range a.FeatureLabelPrefixes {
+		if p == "" || len(p) > 253 || strings.ContainsAny(p, invalidPropChars+"= ") {
+			errs = append(errs, field.Invalid(root.Child("featureLabelPrefixes").Index(i), p, "must be a non-empty label key prefix of at most 253 characters"))
+		}
 	}
 	errs = append(errs, a.Topology.validate(root.Child("topology", "levels"))...)
 	errs = append(errs, a.Matcher.validate(root.Child("matcher"))...)

@@ -68,6 +68,12 @@ type Cluster struct {
 
 	lastMatch time.Duration
 
+	taints    map[string]*taintRef // by TaintProperty
+	taintList []*taintRef          // taints sorted by property; nil: to make
+	taintCmp  bool                 // the TaintTolerationComparisonOperators gate
+
+	rejects map[string]*rejection // gang key → what later filters rejected
+
 	// perPodJobs is the reference mode (tests): each placed pod is booked
 	// on its own with update, as before gangs were booked by their match.
 	perPodJobs bool
@@ -91,7 +97,7 @@ func NewClusterWith(args *Args, m Matcher, log klog.Logger) *Cluster {
 		levels: map[string]*levelVertex{}, luniq: map[int64]bool{}, nrt: map[string][]units{},
 		pods: map[types.UID]*podState{}, foreign: map[types.UID]*foreignPod{},
 		parked: map[string]map[types.UID]*v1.Pod{}, gangs: map[string]*gang{},
-		resv: map[string]*reservation{}, waiting: map[string]int64{},
+		resv: map[string]*reservation{}, waiting: map[string]int64{}, taints: map[string]*taintRef{}, rejects: map[string]*rejection{},
 		nextJob: 1, nextGJ: gangBase, nextExt: extBase, nextRes: resvBase, log: log, now: time.Now,
 	}
 }

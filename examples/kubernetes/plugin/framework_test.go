@@ -432,3 +432,35 @@ func TestGroupIndexFollowsPods(t *testing.T) {
 	}
 	check("deleted", "default/b default/a-1", "default/b default/b-0", "other/a other/a-x")
 }
+
+// TestPreEnqueueHoldsIncompleteGangs: the pods of a gang stay out of the
+// active queue until min-member pods exist; others pass.
+func TestPreEnqueueHoldsIncompleteGangs(t *testing.T) {
+	h := newHarness(t, fakeCluster([]*v1.Node{node("n0", 8, 32, 0)}), "")
+	var g []*v1.Pod
+	for i := range 3 {
+		g = append(g, h.create(pod(fmt.Sprintf("g-%d", i), "g", 4, 1000, 0, 0))...)
+	}
+	for _, p := range g {
+		st := h.pl.PreEnqueue(h.ctx, p)
+		if st.Code() != fwk.UnschedulableAndUnresolvable || !strings.Contains(st.Message(), "3 of 4 pods exist, waiting for 1 more") {
+			t.Fatalf("%s: %v", p.Name, st)
+		}
+	}
+	// the 4th, before the informer has it, counts itself
+	fourth := pod("g-3", "g", 4, 1000, 0, 0)
+	if st := h.pl.PreEnqueue(h.ctx, fourth); !st.IsSuccess() {
+		t.Fatalf("4th pod: %v", st)
+	}
+	g = append(g, h.create(fourth)...)
+	for _, p := range g {
+		if st := h.pl.PreEnqueue(h.ctx, p); !st.IsSuccess() {
+			t.Fatalf("%s with the gang complete: %v", p.Name, st)
+		}
+	}
+	for _, p := range []*v1.Pod{pod("lone", "", 0, 1000, 0, 0), pod("one", "one", 1, 1000, 0, 0)} {
+		if st := h.pl.PreEnqueue(h.ctx, p); !st.IsSuccess() {
+			t.Fatalf("%s: %v", p.Name, st)
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 type nodeState struct {
 	place
 	alloc    raw
-	labels   map[string]string
+	labels   map[string]string // the vertex's properties (vertexProps)
+	taints   []v1.Taint
 	up       bool
 	why      string
 	held     map[leaf]types.UID // leaves held by our pods
@@ -27,8 +28,10 @@ type nodeState struct {
 	ext      []leaf
 }
 
-// schedulable tells whether a node can take new pods: not cordoned, Ready,
-// and without a NoSchedule or NoExecute taint.
+// schedulable tells whether a node can take new pods: not cordoned, and
+// Ready. Taints do not take a node down: they are properties of its
+// vertex, and each pod's request excludes the nodes whose taints it does
+// not tolerate (see podTaintProps).
 func schedulable(n *v1.Node) (bool, string) {
 	if n.Spec.Unschedulable {
 		return false, "cordoned"
@@ -41,11 +44,6 @@ func schedulable(n *v1.Node) (bool, string) {
 	}
 	if !ready {
 		return false, "not ready"
-	}
-	for _, t := range n.Spec.Taints {
-		if t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute {
-			return false, "tainted " + t.Key + ":" + string(t.Effect)
-		}
 	}
 	return true, ""
 }
@@ -80,12 +78,14 @@ func (c *Cluster) SetNUMA(node string, zones []units) {
 
 func (c *Cluster) setNodeLocked(n *v1.Node) {
 	alloc := nodeRaw(n, c.gpuRes)
-	labels := maps.Clone(n.Labels)
+	labels := c.vertexProps(n)
 	ns := c.nodes[n.Name]
 	if ns != nil && (ns.alloc != alloc || !maps.Equal(ns.labels, labels)) {
 		c.log.V(2).Info("node changed, re-attaching", "node", n.Name)
+		c.clearRejectedLocked(n.Name)
 		ns.alloc = alloc
 		if !c.reattachLocked(ns, labels) {
+			c.setTaintsLocked(ns, nil)
 			return
 		}
 	}
@@ -110,9 +110,11 @@ func (c *Cluster) setNodeLocked(n *v1.Node) {
 		}
 		ns.up = up
 		c.dirty = true
+		c.clearRejectedLocked(n.Name)
 		c.log.V(2).Info("node status", "node", n.Name, "up", up, "why", why)
 	}
 	ns.why = why
+	c.setTaintsLocked(ns, n.Spec.Taints)
 	c.rebookExtLocked(ns)
 }
 
@@ -160,7 +162,7 @@ func (c *Cluster) attachAllLocked(nodes []*v1.Node) {
 			continue
 		}
 		alloc := nodeRaw(n, c.gpuRes)
-		ns := &nodeState{alloc: alloc, labels: maps.Clone(n.Labels), held: map[leaf]types.UID{}}
+		ns := &nodeState{alloc: alloc, labels: c.vertexProps(n), held: map[leaf]types.UID{}}
 		ns.place = c.placeFor(n.Name, c.pickSID(n.Name), alloc, ns.labels)
 		for _, lv := range ns.levels { // registered now, so that later nodes share them
 			if c.levels[lv.path] == nil {
@@ -351,6 +353,8 @@ func (c *Cluster) detachLocked(ns *nodeState) {
 		}
 	}
 	c.removeLocked(ns)
+	c.setTaintsLocked(ns, nil)
+	c.clearRejectedLocked(ns.name)
 	if len(park) > 0 {
 		if c.parked[ns.name] == nil {
 			c.parked[ns.name] = map[types.UID]*v1.Pod{}

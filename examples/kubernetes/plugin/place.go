@@ -4,6 +4,7 @@
 package plugin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -37,7 +38,10 @@ type PlaceError struct {
 	Where    string
 	// Moved: the reservation is new or changed since the last attempt.
 	Moved bool
-	Err   error
+	// RetryAt: the gang backs off (later filters rejected it several
+	// times in a row) until then.
+	RetryAt time.Time
+	Err     error
 }
 
 func (e *PlaceError) Error() string { return e.Reason }
@@ -48,16 +52,24 @@ func (e *PlaceError) Unwrap() error { return e.Err }
 type Shape struct {
 	Demand units
 	Pods   []*v1.Pod
+	// Untolerated: the NoSchedule/NoExecute taints of the cluster the
+	// pods do not tolerate, as negated properties ("^gofluxion.io/taint:…");
+	// Avoid: their untolerated PreferNoSchedule taints, likewise.
+	Untolerated, Avoid []string
 }
 
-// shapes groups pods by demand: one slot shape per distinct request.
+// shapes groups pods by demand and by the taints they do not tolerate:
+// one slot shape per distinct request.
 func (c *Cluster) shapes(pods []*v1.Pod) []Shape {
 	var out []Shape
 	for _, p := range pods {
 		d := demand(podRaw(p, c.gpuRes), c.chunk)
-		i := slices.IndexFunc(out, func(s Shape) bool { return s.Demand == d })
+		untol, avoid := c.podTaintProps(p)
+		i := slices.IndexFunc(out, func(s Shape) bool {
+			return s.Demand == d && slices.Equal(s.Untolerated, untol) && slices.Equal(s.Avoid, avoid)
+		})
 		if i < 0 {
-			out = append(out, Shape{Demand: d})
+			out = append(out, Shape{Demand: d, Untolerated: untol, Avoid: avoid})
 			i = len(out) - 1
 		}
 		out[i].Pods = append(out[i].Pods, p)
@@ -74,6 +86,9 @@ func (c *Cluster) shapes(pods []*v1.Pod) []Shape {
 	})
 	return out
 }
+
+// errNotTried: no match tried yet.
+var errNotTried = errors.New("not tried")
 
 // Placement is where Place put a gang.
 type Placement struct {
@@ -98,10 +113,21 @@ type Placement struct {
 // and is pinned to its node until it binds or the gang is canceled. hosts,
 // when not nil, are the only nodes the gang may use.
 func (c *Cluster) Place(key string, pods []*v1.Pod, hosts []string) (*Placement, error) {
+	return c.PlaceGang(key, pods, hosts, nil)
+}
+
+// PlaceGang is Place for a gang some of whose members are bound already,
+// on the nodes bound: the pods of a gang with a topology request go to
+// the domain (the vertex of the requested level) of those members. For
+// topology-required, only there: the gang waits there (with the reason
+// naming the domain) while it has no room, and never spreads. For
+// topology-preferred, there if the pods fit now, else as the preferred
+// rules place a new gang (that level elsewhere, then a level up, …).
+func (c *Cluster) PlaceGang(key string, pods []*v1.Pod, hosts, bound []string) (*Placement, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	pl, err := c.placeLocked(key, pods, hosts)
+	pl, err := c.placeLocked(key, pods, hosts, bound)
 	result := "placed"
 	var pe *PlaceError
 	switch {
@@ -129,12 +155,30 @@ func (c *Cluster) Place(key string, pods []*v1.Pod, hosts []string) (*Placement,
 	return pl, err
 }
 
-func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Placement, error) {
+func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts, bound []string) (*Placement, error) {
 	now := c.now().Unix()
 	c.expireLocked(now)
 	req, err := c.args.parseRequest(pods)
 	if err != nil {
 		return nil, &PlaceError{Reason: err.Error(), Unresolvable: true, Err: err}
+	}
+	hosts, note, bpe := c.excludedLocked(key, hosts, now)
+	if bpe != nil {
+		return nil, bpe
+	}
+	if len(bound) > 0 && !req.Pack {
+		// one pod per node: not where members are bound already
+		hosts = c.withoutLocked(hosts, bound)
+	}
+	var domain []string
+	var domainName string
+	if lvl := cmp.Or(req.Required, req.Preferred); lvl != "" && len(bound) > 0 {
+		if dom, name := c.siblingDomainLocked(lvl, bound); dom != nil {
+			domain, domainName = intersect(hosts, dom), name
+			if req.Required != "" {
+				hosts = domain
+			}
+		}
 	}
 	var dur int64
 	durs := make(map[types.UID]int64, len(pods))
@@ -159,13 +203,30 @@ func (c *Cluster) placeLocked(key string, pods []*v1.Pod, hosts []string) (*Plac
 		c.recomputeLocked(now)
 	}
 	start := time.Now()
-	parts, jobs, scope, err := c.matchNowLocked(shapes, req, hosts, dur, now)
+	var parts [][]podPart
+	var jobs []uint64
+	var scope string
+	err = errNotTried
+	if domain != nil && req.Required == "" {
+		// preferred: the siblings' domain first
+		parts, jobs, scope, err = c.matchNowLocked(shapes, req, domain, dur, now)
+		if err != nil && !errors.As(err, new(*PlaceError)) {
+			return nil, err
+		}
+	}
+	if err != nil {
+		parts, jobs, scope, err = c.matchNowLocked(shapes, req, hosts, dur, now)
+	}
 	took := time.Since(start)
 	if err != nil {
 		var pe *PlaceError
 		if !errors.As(err, &pe) {
 			return nil, err
 		}
+		if domain != nil && req.Required != "" {
+			pe.Reason = "the gang's bound members are in " + domainName + ": " + pe.Reason
+		}
+		pe.Reason += note
 		if !pe.Unresolvable && len(shapes) == 1 {
 			r := &reservation{key: key, shape: shapes[0], req: req, hosts: hosts, dur: dur}
 			r.prio, r.since = gangRank(pods)
@@ -253,20 +314,31 @@ type scope struct {
 }
 
 // matchNowLocked finds room for every shape now, trying the scopes the
-// request allows in order. It returns each shape's parts.
+// request allows in order. It returns each shape's parts. In each scope,
+// a gang with untolerated PreferNoSchedule taints first tries without
+// their nodes, then with them: the topology the gang asked for comes
+// first, the taints' preference second.
 func (c *Cluster) matchNowLocked(shapes []Shape, req Request, hosts []string, dur, now int64) ([][]podPart, []uint64, string, error) {
 	scopes, perr := c.scopesLocked(shapes, req, hosts, false)
+	avoid := slices.ContainsFunc(shapes, func(s Shape) bool { return len(s.Avoid) > 0 })
 	var last *PlaceError
 	for _, sc := range scopes {
-		parts, jobs, where, err := c.tryShapesLocked(shapes, req, sc, hosts, dur, now)
-		if err == nil {
-			return parts, jobs, where, nil
+		for _, av := range []bool{true, false} {
+			if av && !avoid {
+				continue
+			}
+			parts, jobs, where, err := c.tryShapesLocked(shapes, req, sc, hosts, dur, now, av)
+			if err == nil {
+				return parts, jobs, where, nil
+			}
+			var pe *PlaceError
+			if !errors.As(err, &pe) {
+				return nil, nil, "", err
+			}
+			if !av {
+				last = pe
+			}
 		}
-		var pe *PlaceError
-		if !errors.As(err, &pe) {
-			return nil, nil, "", err
-		}
-		last = pe
 	}
 	if perr != nil {
 		return nil, nil, "", perr
@@ -335,6 +407,10 @@ func (c *Cluster) candidatesLocked(typ string, shapes []Shape, req Request, host
 		fit   []int64 // per shape: pods that fit
 		spare int64   // free cores beyond the gang's, for the tightest fit
 	}
+	admits := make([]func(*nodeState) bool, len(shapes))
+	for si := range shapes {
+		admits[si] = shapes[si].admits(req)
+	}
 	byVertex := map[string]*cand{}
 	var order []*cand
 	for _, name := range slices.Sorted(maps.Keys(c.nodes)) {
@@ -362,6 +438,9 @@ func (c *Cluster) candidatesLocked(typ string, shapes []Shape, req Request, host
 			}
 		}
 		for si := range shapes {
+			if admits[si] != nil && !admits[si](ns) {
+				nodeFit[si] = 0 // a taint the shape does not tolerate, or the gang's constraint
+			}
 			if !req.Pack {
 				nodeFit[si] = min(nodeFit[si], 1) // spread: one pod of a shape per node
 			}
@@ -389,9 +468,14 @@ func (c *Cluster) candidatesLocked(typ string, shapes []Shape, req Request, host
 	return scopes
 }
 
-// form is the Form of a shape in a scope.
-func (sc scope) form(req Request, hosts []string, dur int64) Form {
-	f := Form{Top: sc.top, Pack: req.Pack, NUMA: req.NUMA, Hosts: hosts, Duration: dur}
+// form is the Form of a shape in a scope (avoid: without the nodes of the
+// PreferNoSchedule taints the shape does not tolerate).
+func (sc scope) form(req Request, s *Shape, hosts []string, dur int64, avoid bool) Form {
+	f := Form{Top: sc.top, Pack: req.Pack, NUMA: req.NUMA, Hosts: hosts, Duration: dur, Constraint: req.Constraint}
+	f.Props = s.Untolerated
+	if avoid {
+		f.Props = slices.Concat(s.Untolerated, s.Avoid)
+	}
 	if sc.hosts != nil {
 		f.Hosts = sc.hosts // already within the gang's hosts
 	}
@@ -407,7 +491,7 @@ func (sc scope) form(req Request, hosts []string, dur int64) Form {
 // stays booked when a shape does not fit). In the reference mode
 // (perPodJobs) nothing stays booked: one shape is matched without
 // allocating, several under temporary ids released at the end.
-func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts []string, dur, now int64) (parts [][]podPart, jobs []uint64, where string, err error) {
+func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts []string, dur, now int64, avoid bool) (parts [][]podPart, jobs []uint64, where string, err error) {
 	where = sc.label
 	defer func() {
 		if err != nil || c.perPodJobs {
@@ -418,9 +502,9 @@ func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts [
 		}
 	}()
 	parts = make([][]podPart, len(shapes))
-	f := sc.form(req, hosts, dur)
-	for i, s := range shapes {
-		js := f.Jobspec(s.Demand, len(s.Pods))
+	for i := range shapes {
+		s := &shapes[i]
+		js := sc.form(req, s, hosts, dur, avoid).Jobspec(s.Demand, len(s.Pods))
 		var res *MatchResult
 		var merr error
 		switch {
@@ -438,7 +522,7 @@ func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts [
 			}
 		}
 		if merr != nil {
-			pe := c.explainLocked(js, now, req, merr)
+			pe := c.explainLocked(js, now, req, s, merr)
 			if sc.label != "" && sc.top == "" {
 				pe.Reason = sc.label + ": " + pe.Reason
 			}
@@ -466,7 +550,7 @@ func (c *Cluster) tryShapesLocked(shapes []Shape, req Request, sc scope, hosts [
 // explainLocked turns a failed match into a PlaceError with gofluxion's
 // explanation (the NUMA level every jobspec names is left out unless the
 // gang asked for it).
-func (c *Cluster) explainLocked(js []byte, now int64, req Request, err error) *PlaceError {
+func (c *Cluster) explainLocked(js []byte, now int64, req Request, s *Shape, err error) *PlaceError {
 	pe := &PlaceError{Reason: err.Error(), Err: err, Unresolvable: errors.Is(err, gofluxion.ErrUnsatisfiable)}
 	if reason, sat, xerr := c.fm().Explain(js, now); xerr == nil {
 		if reason != "" {
@@ -476,6 +560,19 @@ func (c *Cluster) explainLocked(js []byte, now int64, req Request, err error) *P
 	}
 	if !req.NUMA {
 		pe.Reason = strings.Replace(pe.Reason, " 1 numa, ", " ", 1)
+	}
+	if len(s.Untolerated) > 0 {
+		var ts []string
+		for _, u := range s.Untolerated[:min(len(s.Untolerated), 3)] {
+			ts = append(ts, strings.TrimPrefix(u, "^"+TaintPropertyPrefix))
+		}
+		if len(s.Untolerated) > 3 {
+			ts = append(ts, "…")
+		}
+		pe.Reason += " (nodes with taints the pods do not tolerate left out: " + strings.Join(ts, ", ") + ")"
+	}
+	if req.Constraint != "" {
+		pe.Reason += " (within " + KeyConstraint + ")"
 	}
 	return pe
 }

@@ -2,7 +2,8 @@
 // with gofluxion, the pure-Go Fluxion graph matcher: a gang of pods is one
 // jobspec, matched once against a resource graph of the cluster's nodes.
 //
-// Extension points: PreFilter (the gang's match; the pod is pinned to its
+// Extension points: PreEnqueue (hold the pods of an incomplete gang),
+// PreFilter (the gang's match; the pod is pinned to its
 // node with a PreFilterResult), Filter (the pin), PostFilter and Unreserve
 // (cancel the gang, reject waiting siblings), Permit (wait for the whole
 // gang), PreBind (write the pod's job id and R), PostBind, and
@@ -24,9 +25,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/dynamic"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedlisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -49,6 +53,10 @@ type Plugin struct {
 
 	mu     sync.Mutex
 	timers map[string]*time.Timer // gang key → activation at its reservation
+
+	// native gangs (workload.go): set only with the GenericWorkload gate on
+	podGroups  schedlisters.PodGroupLister
+	byPodGroup cache.Indexer
 }
 
 // Option configures the plugin made by Factory.
@@ -72,6 +80,7 @@ func WithMatcher(f func(*Args) (Matcher, error)) Option { return func(o *options
 func WithNRTRetry(d time.Duration) Option { return func(o *options) { o.nrtRetry = d } }
 
 var (
+	_ fwk.PreEnqueuePlugin  = &Plugin{}
 	_ fwk.PreFilterPlugin   = &Plugin{}
 	_ fwk.FilterPlugin      = &Plugin{}
 	_ fwk.PostFilterPlugin  = &Plugin{}
@@ -126,6 +135,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 		return nil, err
 	}
 	c := NewClusterWith(args, m, log)
+	c.taintCmp = gateOn(taintComparisonGate)
 	p := &Plugin{h: h, args: args, c: c, log: log, timeout: args.permitTimeout(), nrtRetry: time.Minute, timers: map[string]*time.Timer{}}
 	if o.nrtRetry > 0 {
 		p.nrtRetry = o.nrtRetry
@@ -170,8 +180,7 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 			UpdateFunc: func(_, o any) { p.onPod(o) },
 			DeleteFunc: func(o any) {
 				if pod, ok := unwrap(o).(*v1.Pod); ok {
-					p.reject(c.DeletePod(pod.UID), "a member of the gang was deleted")
-					p.forgetIfGone(pod)
+					p.podDeleted(pod)
 				}
 			},
 		})
@@ -181,6 +190,11 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 		p.pods = inf.Core().V1().Pods().Lister()
 		p.groups = groupIndexer(podInf, args.GroupLabel, log)
 		p.synced = []cache.InformerSynced{r1.HasSynced, r2.HasSynced}
+		if nativeGangsEnabled() {
+			if err := p.watchPodGroups(inf, podInf); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if args.NUMA == "nrt" {
 		dc := o.dynamic
@@ -194,6 +208,27 @@ func newPlugin(ctx context.Context, obj runtime.Object, h fwk.Handle, o options)
 		}
 	}
 	return p, nil
+}
+
+// taintComparisonGate is the feature gate under which tolerations may
+// compare values (Gt, Lt), as the in-tree TaintToleration filter reads it.
+const taintComparisonGate = "TaintTolerationComparisonOperators"
+
+// gateOn reports whether a feature gate of the scheduler is on (false
+// when the process registered no such gate, as in unit tests).
+func gateOn(name string) bool {
+	f := featuregate.Feature(name)
+	if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[f]; !known {
+		return false
+	}
+	return utilfeature.DefaultFeatureGate.Enabled(f)
+}
+
+// podDeleted releases what a deleted pod held (its gang's, if it was in
+// flight) and the reservation of a gang it was the last pending pod of.
+func (p *Plugin) podDeleted(pod *v1.Pod) {
+	p.reject(p.c.DeletePod(pod.UID), "a member of the gang was deleted")
+	p.forgetIfGone(pod)
 }
 
 // forgetIfGone drops the reservation of a gang whose last pending pod was
@@ -228,7 +263,13 @@ func (p *Plugin) reserved(key string, pods []*v1.Pod, pe *PlaceError) {
 		}
 		p.log.V(2).Info("gang reserved", "gang", key, "at", pe.At, "where", pe.Where)
 	}
-	wait := time.Until(pe.At)
+	p.activateAt(key, pods, pe.At)
+}
+
+// activateAt puts a gang's pods back in the active queue at t (a second
+// after), replacing the gang's earlier timer.
+func (p *Plugin) activateAt(key string, pods []*v1.Pod, t time.Time) {
+	wait := time.Until(t)
 	byName := make(map[string]*v1.Pod, len(pods))
 	for _, m := range pods {
 		byName[m.Namespace+"/"+m.Name] = m
@@ -295,6 +336,10 @@ func (p *Plugin) reject(uids []types.UID, msg string) {
 // group returns the gang key of a pod, its group's pods (from the
 // informer cache) and the group's minimum size.
 func (p *Plugin) group(pod *v1.Pod) (string, []*v1.Pod, int) {
+	if name, ok := p.native(pod); ok {
+		key, members, minMember, _ := p.nativeGroup(pod, name)
+		return key, members, minMember
+	}
 	name, ok := pod.Labels[p.args.GroupLabel]
 	if !ok || name == "" || p.pods == nil {
 		return pod.Namespace + "/" + pod.Name, []*v1.Pod{pod}, 1
@@ -364,6 +409,31 @@ func groupIndexer(inf cache.SharedIndexInformer, label string, log klog.Logger) 
 	return inf.GetIndexer()
 }
 
+// PreEnqueue holds a pod of a gang (the plugin's group label) out of the
+// active queue while the gang has fewer live pods than its minimum (bound
+// ones included): it would only fail PreFilter again and again. A new pod
+// of the gang re-runs it (the UnscheduledPod/Add event, sameGroup).
+func (p *Plugin) PreEnqueue(_ context.Context, pod *v1.Pod) *fwk.Status {
+	if pod.Labels[p.args.GroupLabel] == "" || p.pods == nil {
+		return nil
+	}
+	key, members, minMember := p.group(pod)
+	if minMember <= 1 {
+		return nil
+	}
+	live := 1 // the pod itself, even before the informer has it
+	for _, m := range members {
+		if m.UID != pod.UID && !terminal(m) && m.DeletionTimestamp == nil && m.Spec.SchedulerName == pod.Spec.SchedulerName {
+			live++
+		}
+	}
+	if live < minMember {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+			fmt.Sprintf("gofluxion: gang %s: %d of %d pods exist, waiting for %d more", key, live, minMember, minMember-live))
+	}
+	return nil
+}
+
 // PreFilter places the pod's gang, once, and pins the pod to its node.
 func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if !p.ready() {
@@ -373,9 +443,16 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 	if node, _, ok := p.c.Assignment(pod.UID); ok {
 		return &fwk.PreFilterResult{NodeNames: sets.New(node)}, nil
 	}
+	if st := p.waitForPodGroup(pod); st != nil {
+		return nil, st
+	}
 	key, members, minMember := p.group(pod)
 	var pending []*v1.Pod
+	var boundOn []string // the nodes of the gang's bound members
 	for _, m := range members {
+		if m.Spec.NodeName != "" && !terminal(m) && m.DeletionTimestamp == nil {
+			boundOn = append(boundOn, m.Spec.NodeName)
+		}
 		if m.UID == pod.UID || m.Spec.NodeName != "" || terminal(m) || m.DeletionTimestamp != nil ||
 			m.Spec.SchedulerName != pod.Spec.SchedulerName || len(m.Spec.SchedulingGates) > 0 {
 			continue
@@ -393,6 +470,7 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 		return a.Name < b.Name
 	})
 	pending = append([]*v1.Pod{pod}, pending...)
+	pending = p.withPodGroupTopology(pending)
 	bound, inflight := p.c.GroupCounts(members)
 	need := max(minMember-bound-inflight, 1)
 	if len(pending) < need {
@@ -400,10 +478,10 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 			fmt.Sprintf("gofluxion: gang %s: %d of %d pods present, waiting for %d more", key, len(pending)+bound+inflight, minMember, need-len(pending)))
 	}
 	hosts := eligibleHosts(pending, nodes)
-	pl, err := p.c.Place(key, pending, hosts)
+	pl, err := p.c.PlaceGang(key, pending, hosts, boundOn)
 	if err != nil && len(pending) > need {
 		pending = pending[:need]
-		pl, err = p.c.Place(key, pending, hosts)
+		pl, err = p.c.PlaceGang(key, pending, hosts, boundOn)
 	}
 	if err != nil {
 		code := fwk.Error
@@ -422,11 +500,16 @@ func (p *Plugin) PreFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, n
 			if pe.Reserved {
 				p.reserved(key, pending, pe)
 			}
+			if !pe.RetryAt.IsZero() {
+				p.activateAt(key, pending, pe.RetryAt)
+			}
 			msg = fmt.Sprintf("gofluxion: gang %s (%d pods): %s", key, len(pending), pe.Reason)
 		}
+		p.podGroupEvent(pod, v1.EventTypeWarning, "FailedPlacement", msg)
 		return nil, fwk.NewStatus(code, msg)
 	}
 	p.log.V(2).Info("gang placed", "gang", pl.GangID, "pods", len(pending), "where", pl.Scope, "match", pl.Took)
+	p.podGroupEvent(pod, v1.EventTypeNormal, "Placed", placedMessage(pl, len(pending)))
 	// the other members may sit in the unschedulable queue or in backoff
 	// (rejected while the gang was incomplete): schedule them now
 	if len(pending) > 1 {
@@ -495,8 +578,20 @@ func (p *Plugin) Filter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, ni fwk
 
 // PostFilter cancels the allocation of a pod that could not go where its
 // gang's match put it, and with it the gang's (its waiting siblings are
-// rejected). It never makes a pod schedulable.
-func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+// rejected). The node a later filter rejected is left out of the gang's
+// next matches until it changes (Cluster.Rejected). It never makes a pod
+// schedulable.
+func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	if node, _, ok := p.c.Assignment(pod.UID); ok && statuses != nil {
+		if st := statuses.Get(node); st != nil && !st.IsSuccess() && st.Plugin() != "" && st.Plugin() != Name {
+			key, _, _ := p.group(pod)
+			p.c.Rejected(key, node, st.Plugin())
+			if rec := p.h.EventRecorder(); rec != nil {
+				rec.Eventf(pod, nil, v1.EventTypeWarning, "NodeRejected", "Scheduling", "gofluxion: gang %s: %s rejected node %s (%s); the gang tries other nodes",
+					key, st.Plugin(), node, st.Message())
+			}
+		}
+	}
 	p.reject(p.c.Cancel(pod.UID), "a member of the gang could not be placed")
 	return nil, fwk.NewStatus(fwk.Unschedulable)
 }
@@ -505,7 +600,10 @@ func (p *Plugin) PostFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ 
 func (p *Plugin) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status { return nil }
 
 // Unreserve cancels the allocation (the gang's, before Permit let it go).
-func (p *Plugin) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ string) {
+func (p *Plugin) Unreserve(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ string) {
+	if keepInPodGroupCycle(state) {
+		return
+	}
 	p.reject(p.c.Cancel(pod.UID), "a member of the gang was unreserved")
 }
 
@@ -514,6 +612,10 @@ func (p *Plugin) Permit(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ stri
 	others, allow, err := p.c.Permit(pod.UID)
 	if err != nil {
 		return fwk.AsStatus(err), 0
+	}
+	if p.nativePermit(pod) {
+		// the in-tree GangScheduling plugin holds native gangs at Permit
+		return nil, 0
 	}
 	if !allow {
 		return fwk.NewStatus(fwk.Wait, "gofluxion: waiting for the rest of the gang"), p.timeout
@@ -552,17 +654,48 @@ func (p *Plugin) PostBind(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ st
 // EventsToRegister retries pods we rejected when nodes come or change,
 // when assigned pods go away (deleted or finished) and when a new pod of
 // the same gang appears.
+//
+// The scheduler's queue and the plugin's informer handlers receive the
+// same event in different goroutines, so a pod re-queued on the queue's
+// side could be tried before the handler updated the Cluster, fail on
+// the old state, and then wait for the periodic flush (five minutes) as
+// no later event comes. So the hints of node and pod events apply the
+// event to the Cluster themselves before they answer Queue: the pod is
+// re-queued only once the state reflects the change. (Both paths are
+// idempotent: whichever runs second changes nothing.)
 func (p *Plugin) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint | fwk.UpdateNodeCondition}},
-		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}},
+	ev := []fwk.ClusterEventWithHint{
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAllocatable | fwk.UpdateNodeLabel | fwk.UpdateNodeTaint | fwk.UpdateNodeCondition}, QueueingHintFn: p.nodeChanged},
+		{Event: fwk.ClusterEvent{Resource: fwk.AssignedPod, ActionType: fwk.Delete}, QueueingHintFn: p.podGone},
 		{Event: fwk.ClusterEvent{Resource: fwk.UnscheduledPod, ActionType: fwk.Add}, QueueingHintFn: p.sameGroup},
-	}, nil
+	}
+	if p.podGroups != nil {
+		ev = append(ev, fwk.ClusterEventWithHint{Event: fwk.ClusterEvent{Resource: fwk.PodGroup, ActionType: fwk.Add | fwk.Update}, QueueingHintFn: p.podGroupHint})
+	}
+	return ev, nil
+}
+
+// nodeChanged applies a node event to the Cluster, then re-queues.
+func (p *Plugin) nodeChanged(_ klog.Logger, _ *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
+	p.onNode(newObj)
+	return fwk.Queue, nil
+}
+
+// podGone applies the deletion (or end) of an assigned pod to the
+// Cluster, then re-queues.
+func (p *Plugin) podGone(_ klog.Logger, _ *v1.Pod, oldObj, _ any) (fwk.QueueingHint, error) {
+	if pod, ok := unwrap(oldObj).(*v1.Pod); ok {
+		p.podDeleted(pod)
+	}
+	return fwk.Queue, nil
 }
 
 func (p *Plugin) sameGroup(_ klog.Logger, pod *v1.Pod, _, newObj any) (fwk.QueueingHint, error) {
 	n, ok := newObj.(*v1.Pod)
 	if !ok {
+		return fwk.Queue, nil
+	}
+	if p.podGroups != nil && sameNativeGroup(pod, n) {
 		return fwk.Queue, nil
 	}
 	g := pod.Labels[p.args.GroupLabel]

@@ -211,6 +211,7 @@ func (c *Cluster) forgetLocked(uid types.UID) []types.UID {
 		}
 	}
 	if f := c.foreign[uid]; f != nil {
+		c.clearRejectedLocked(f.node)
 		delete(c.foreign, uid)
 		if ns := c.nodes[f.node]; ns != nil {
 			ns.extRaw = ns.extRaw.sub(f.req)
@@ -224,6 +225,9 @@ func (c *Cluster) forgetLocked(uid types.UID) []types.UID {
 		return nil
 	}
 	c.dirty = true
+	if ps.bound {
+		c.clearRejectedLocked(ps.node)
+	}
 	if ps.gang != nil && !ps.gang.allowed {
 		return c.cancelGangLocked(ps.gang)
 	}

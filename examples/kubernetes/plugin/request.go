@@ -8,6 +8,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/gofluxion/gofluxion/jobspec"
 )
 
 // Pod labels or annotations that shape a gang's request (an annotation
@@ -28,7 +30,15 @@ const (
 	// KeyWalltime: the pod's duration ("90m", "2h", or seconds) when it
 	// has no activeDeadlineSeconds.
 	KeyWalltime = "gofluxion.io/walltime"
+	// KeyConstraint: an RFC 31 constraint (JSON or YAML) every node of
+	// the gang must satisfy, over the nodes' properties (labels, "key=value"
+	// of feature and level labels, taints), names (hostlist) and ids
+	// (ranks), e.g. {"properties": ["feature.node.kubernetes.io/cpu-cpuid.AVX512F"]}.
+	KeyConstraint = "gofluxion.io/constraint"
 )
+
+// maxConstraint bounds the size of a gofluxion.io/constraint value.
+const maxConstraint = 16 << 10
 
 // Request is what a gang asks for beyond its pods' resources.
 type Request struct {
@@ -38,6 +48,11 @@ type Request struct {
 	NUMA bool
 	// Pack: several pods of a shape may share a node.
 	Pack bool
+	// Constraint is the gang's gofluxion.io/constraint in canonical JSON,
+	// or "".
+	Constraint string
+
+	cons *jobspec.Constraint // Constraint parsed (nil: none)
 }
 
 // RequestError is a request the plugin cannot honour: the gang stays
@@ -92,9 +107,21 @@ func (a *Args) parseRequest(pods []*v1.Pod) (Request, error) {
 				return r, &RequestError{fmt.Sprintf("pod %s/%s: %s: unknown value %q (want 1 or any)", p.Namespace, p.Name, KeyPodsPerNode, v)}
 			}
 		}
+		if v, ok := podValue(p, KeyConstraint); ok {
+			if len(v) > maxConstraint {
+				return r, &RequestError{fmt.Sprintf("pod %s/%s: %s: %d bytes, more than %d", p.Namespace, p.Name, KeyConstraint, len(v), maxConstraint)}
+			}
+			c, err := jobspec.ParseConstraint([]byte(v))
+			if err != nil {
+				return r, &RequestError{fmt.Sprintf("pod %s/%s: %s: invalid constraint %q: %v", p.Namespace, p.Name, KeyConstraint, v, err)}
+			}
+			b, _ := json.Marshal(constraintValue(c))
+			q.Constraint = string(b)
+			q.cons = c
+		}
 		if i == 0 {
 			r = q
-		} else if q != r {
+		} else if q.Required != r.Required || q.Preferred != r.Preferred || q.NUMA != r.NUMA || q.Pack != r.Pack || q.Constraint != r.Constraint {
 			return r, &RequestError{fmt.Sprintf("pods %s/%s and %s/%s of one gang ask for different topologies", pods[0].Namespace, pods[0].Name, p.Namespace, p.Name)}
 		}
 	}
@@ -146,6 +173,11 @@ type Form struct {
 	Hosts []string
 	// Duration in seconds; 0 books until the end of time.
 	Duration int64
+	// Props: properties every node must (or, "^name", must not) have,
+	// e.g. the taints the pods do not tolerate.
+	Props []string
+	// Constraint: an RFC 31 constraint in JSON, or "".
+	Constraint string
 }
 
 // Jobspec is the canonical jobspec (JSON) of n pods of demand d:
@@ -154,6 +186,10 @@ type Form struct {
 //	pack:      slot[n] → {core[c], gpu[g], memory[m]}
 //	numa:      + constraints {properties: [gofluxion.io/nrt]}
 //	hosts:     + constraints {hostlist: hosts}
+//	props:     + constraints {properties: props}
+//	user:      + the gang's gofluxion.io/constraint
+//
+// (several constraints are joined with and)
 //
 // A spread shape's pods land on n distinct nodes, each within one NUMA
 // vertex; a packed shape's slots apply at the NUMA vertices (Fluxion
@@ -184,17 +220,23 @@ func (f Form) Jobspec(d units, n int) []byte {
 	}
 	tasks := []map[string]any{{"command": []string{"pod"}, "slot": "pod", "count": map[string]string{"per_slot": "1"}}}
 	sys := map[string]any{"duration": f.Duration}
-	var cons []map[string]any
+	var cons []any
 	if f.Hosts != nil {
 		cons = append(cons, map[string]any{"hostlist": f.Hosts})
 	}
 	if f.NUMA {
 		cons = append(cons, map[string]any{"properties": []string{nrtProperty}})
 	}
-	switch len(cons) {
-	case 1:
+	if len(f.Props) > 0 {
+		cons = append(cons, map[string]any{"properties": f.Props})
+	}
+	if f.Constraint != "" {
+		cons = append(cons, json.RawMessage(f.Constraint))
+	}
+	switch {
+	case len(cons) == 1:
 		sys["constraints"] = cons[0]
-	case 2:
+	case len(cons) > 1:
 		sys["constraints"] = map[string]any{"and": cons}
 	}
 	b, _ := json.Marshal(map[string]any{"version": 1, "resources": []res{top}, "tasks": tasks, "attributes": map[string]any{"system": sys}})

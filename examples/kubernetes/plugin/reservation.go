@@ -98,7 +98,7 @@ func (c *Cluster) reserveLocked(r *reservation, now int64) error {
 		if len(scopes) > 1 {
 			best := int64(-1)
 			for _, s := range scopes {
-				js := s.form(r.req, r.hosts, r.dur).Jobspec(r.shape.Demand, len(r.shape.Pods))
+				js := s.form(r.req, &r.shape, r.hosts, r.dur, false).Jobspec(r.shape.Demand, len(r.shape.Pods))
 				res, err := c.fm().Match(gofluxion.WithoutAllocatingFuture, js, 0, now)
 				if err == nil && (best < 0 || res.Start < best) {
 					best, sc = res.Start, s
@@ -106,7 +106,7 @@ func (c *Cluster) reserveLocked(r *reservation, now int64) error {
 			}
 		}
 	}
-	js := sc.form(r.req, r.hosts, r.dur).Jobspec(r.shape.Demand, len(r.shape.Pods))
+	js := sc.form(r.req, &r.shape, r.hosts, r.dur, false).Jobspec(r.shape.Demand, len(r.shape.Pods))
 	id := c.nextRes
 	res, err := c.fm().Match(gofluxion.AllocateOrElseReserve, js, id, now)
 	if err != nil {
@@ -207,4 +207,5 @@ func (c *Cluster) ForgetGang(key string) {
 		c.dirty = true
 	}
 	delete(c.waiting, key)
+	delete(c.rejects, key)
 }

@@ -15,7 +15,10 @@ import (
 	"github.com/gofluxion/gofluxion/examples/kubernetes/plugin"
 )
 
+// extra are more plugins, compiled in by build tags (e2e_filter.go).
+var extra []app.Option
+
 func main() {
-	cmd := app.NewSchedulerCommand(app.WithPlugin(plugin.Name, plugin.New))
+	cmd := app.NewSchedulerCommand(append([]app.Option{app.WithPlugin(plugin.Name, plugin.New), app.WithPlugin(plugin.QueueSortName, plugin.NewQueueSort)}, extra...)...)
 	os.Exit(cli.Run(cmd))
 }
