@@ -171,6 +171,9 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("NFDProperties", func(t *testing.T) { nfdProperties(t, kube{t: t, cs: cs}, wait) })
 	t.Run("ReplacementSameRack", func(t *testing.T) { replacementSameRack(t, kube{t: t, cs: cs}, wait) })
 	t.Run("FilterRejectedRetry", func(t *testing.T) { filterRejectedRetry(t, kube{t: t, cs: cs}, wait) })
+	t.Run("MillicorePacking", func(t *testing.T) {
+		millicorePacking(t, kube{t: t, cs: cs}, sched, newSchedulerWith(t, bin, writeKubeconfig(t, saCfg), milliConfig), wait)
+	})
 	t.Run("DeployedRBAC", func(t *testing.T) { deployedRBAC(t, cs, saCfg, sched) })
 	t.Logf("end to end: %v", time.Since(start).Round(time.Millisecond))
 }
