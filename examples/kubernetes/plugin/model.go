@@ -23,7 +23,8 @@ import (
 //	/cluster0/<levels>/<node>                   node, id = rank = sid (a stable id)
 //	/cluster0/<levels>/<node>/numa<z>           one per NUMA zone of the node's
 //	                                            NodeResourceTopology, else one for the node
-//	/cluster0/<levels>/<node>/numa<z>/core<i>   one vertex per allocatable core
+//	/cluster0/<levels>/<node>/numa<z>/core<i>   one vertex per allocatable core (cpuChunk:
+//	                                            a core, or a part such as 100m)
 //	…/gpu<i>, …/memory<i>                       one per gpu, one per memory chunk (1Gi)
 //
 // Every leaf has size 1, so whatever a pod gets it gets whole: the R
