@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -130,5 +131,48 @@ func TestCPUChunkArg(t *testing.T) {
 	a.SetDefaults()
 	if ch := a.chunks(); ch != (chunks{MilliCPU: 1000, Bytes: 1 << 30}) {
 		t.Errorf("default chunks %+v", ch)
+	}
+}
+
+// TestNUMASingleChunks: with cpuChunk 100m, NodeResourceTopology zones
+// are cut into 100m vertices too, and numa: single pods of 2500m pack
+// three to an 8-core zone, each within one zone.
+func TestNUMASingleChunks(t *testing.T) {
+	c := newCluster(t, withChunks("100m", "1Gi"))
+	addNodes(c, node("numa", 16, 32, 0))
+	zs, err := zonesFromNRT(nrtObject("numa", [3]string{"8", "16Gi", "0"}, [3]string{"8", "16Gi", "0"}), gpuName, c.chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zs) != 2 || zs[0] != (units{Core: 80, Mem: 16}) {
+		t.Fatalf("zones %v, want 80 core vertices and 16 memory vertices each", zs)
+	}
+	c.SetNUMA("numa", zs)
+	perZone := map[string]int{}
+	for i := range 7 {
+		p := withLabel([]*v1.Pod{pod(fmt.Sprintf("s%d", i), "", 0, 2500, 1024, 0)}, KeyNUMA, "single")[0]
+		if !placeOne(t, c, p) {
+			if i != 6 {
+				t.Fatalf("pod %d of 2500m does not fit", i)
+			}
+			continue
+		}
+		if i == 6 {
+			t.Fatal("a 7th pod of 2500m fits two 8-core zones within one zone each")
+		}
+		ann, _ := c.Annotations(p.UID)
+		in := 0
+		for _, zn := range []string{"numa0", "numa1"} {
+			if strings.Contains(ann[AnnotationR], "/numa/"+zn+"/") {
+				perZone[zn]++
+				in++
+			}
+		}
+		if in != 1 {
+			t.Fatalf("%s spans %d zones", p.Name, in)
+		}
+	}
+	if perZone["numa0"] != 3 || perZone["numa1"] != 3 {
+		t.Errorf("pods per zone %v, want 3 and 3", perZone)
 	}
 }
