@@ -40,6 +40,8 @@ func millicorePacking(t *testing.T, k kube, main, milli *scheduler, wait time.Du
 	create := func(name string) {
 		p := podSpec(name, "", 0, 0, 0, 0)
 		p.Spec.SchedulerName = "gofluxion-milli"
+		// only mc-n0, whatever nodes an earlier failed subtest left behind
+		p.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "mc-n0"}
 		p.Spec.Containers[0].Resources.Requests = v1.ResourceList{
 			v1.ResourceCPU:    *resource.NewMilliQuantity(100, resource.DecimalSI),
 			v1.ResourceMemory: *resource.NewQuantity(64<<20, resource.BinarySI),
