@@ -173,6 +173,9 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("FilterRejectedRetry", func(t *testing.T) { filterRejectedRetry(t, kube{t: t, cs: cs}, wait) })
 	t.Run("WorkloadGang", func(t *testing.T) { workloadGang(t, kube{t: t, cs: cs}, bin, saCfg, wait) })
 	t.Run("PlacementPlugin", func(t *testing.T) { placementPlugin(t, kube{t: t, cs: cs}, bin, saCfg, wait) })
+	t.Run("MillicorePacking", func(t *testing.T) {
+		millicorePacking(t, kube{t: t, cs: cs}, sched, newSchedulerWith(t, bin, writeKubeconfig(t, saCfg), milliConfig), wait)
+	})
 	t.Run("DeployedRBAC", func(t *testing.T) { deployedRBAC(t, cs, saCfg, sched) })
 	t.Logf("end to end: %v", time.Since(start).Round(time.Millisecond))
 }

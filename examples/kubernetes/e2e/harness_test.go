@@ -272,9 +272,15 @@ type scheduler struct {
 }
 
 func newScheduler(t *testing.T, bin, kubeconfig string) *scheduler {
+	return newSchedulerWith(t, bin, kubeconfig, schedulerConfig)
+}
+
+// newSchedulerWith runs a scheduler with config (a format taking the
+// kubeconfig's path).
+func newSchedulerWith(t *testing.T, bin, kubeconfig, config string) *scheduler {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, schedulerConfig, kubeconfig), 0o644); err != nil {
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, config, kubeconfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := &scheduler{t: t, bin: bin, cfg: cfg, log: dir}

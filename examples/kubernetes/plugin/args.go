@@ -46,6 +46,11 @@ type Args struct {
 	// MemoryChunk is the size of one memory vertex. Requests are rounded
 	// up to whole chunks, allocatable down. Default "1Gi".
 	MemoryChunk string `json:"memoryChunk,omitempty"`
+	// CPUChunk is the CPU one core vertex stands for. Requests are
+	// rounded up to whole chunks, allocatable down. Default "1" (a
+	// core); "100m" packs pods of 100m ten to a core, as NodeResourcesFit
+	// does (see the README, "Fractional CPU").
+	CPUChunk string `json:"cpuChunk,omitempty"`
 	// PermitTimeoutSeconds bounds how long the placed members of a gang
 	// wait at Permit for their siblings. Default 60.
 	PermitTimeoutSeconds int `json:"permitTimeoutSeconds,omitempty"`
@@ -113,6 +118,7 @@ const (
 	DefaultMinMemberKey  = "gofluxion.io/min-member"
 	DefaultGPUResource   = "nvidia.com/gpu"
 	DefaultMemoryChunk   = "1Gi"
+	DefaultCPUChunk      = "1"
 	DefaultPermitWait    = 60
 	DefaultRFormat       = "jgf"
 	DefaultNUMA          = "nrt"
@@ -148,6 +154,7 @@ func (a *Args) SetDefaults() {
 	def(&a.MinMemberKey, DefaultMinMemberKey)
 	def(&a.GPUResource, DefaultGPUResource)
 	def(&a.MemoryChunk, DefaultMemoryChunk)
+	def(&a.CPUChunk, DefaultCPUChunk)
 	def(&a.RFormat, DefaultRFormat)
 	def(&a.NUMA, DefaultNUMA)
 	if a.PermitTimeoutSeconds == 0 {
@@ -185,6 +192,11 @@ func (a *Args) Validate() error {
 		errs = append(errs, field.Invalid(root.Child("memoryChunk"), a.MemoryChunk, err.Error()))
 	} else if q.Value() < 1<<20 {
 		errs = append(errs, field.Invalid(root.Child("memoryChunk"), a.MemoryChunk, "must be at least 1Mi"))
+	}
+	if q, err := resource.ParseQuantity(a.CPUChunk); err != nil {
+		errs = append(errs, field.Invalid(root.Child("cpuChunk"), a.CPUChunk, err.Error()))
+	} else if m := q.MilliValue(); m < 1 || m > 1000 || 1000%m != 0 {
+		errs = append(errs, field.Invalid(root.Child("cpuChunk"), a.CPUChunk, "must divide 1 (one core): 1m to 1"))
 	}
 	if a.PermitTimeoutSeconds < 1 || a.PermitTimeoutSeconds > 3600 {
 		errs = append(errs, field.Invalid(root.Child("permitTimeoutSeconds"), a.PermitTimeoutSeconds, "must be between 1 and 3600"))
@@ -252,9 +264,10 @@ func (a *Args) matcherOptions() gofluxion.Options {
 	return gofluxion.Options{Policy: a.Policy, Subsystems: a.Subsystems, PruneFilters: a.PruneFilters}
 }
 
-func (a *Args) memoryChunk() int64 {
-	q := resource.MustParse(a.MemoryChunk)
-	return q.Value()
+// chunks is what one core and one memory vertex stand for.
+func (a *Args) chunks() chunks {
+	m, c := resource.MustParse(a.MemoryChunk), resource.MustParse(a.CPUChunk)
+	return chunks{MilliCPU: c.MilliValue(), Bytes: m.Value()}
 }
 
 func (a *Args) permitTimeout() time.Duration {

@@ -40,7 +40,7 @@ const (
 type Cluster struct {
 	mu      sync.Mutex
 	args    *Args
-	chunk   int64
+	chunk   chunks
 	gpuRes  v1.ResourceName
 	m       Matcher
 	nodes   map[string]*nodeState
@@ -92,7 +92,7 @@ func NewCluster(args *Args, log klog.Logger) (*Cluster, error) {
 // NewClusterWith creates an empty Cluster over a given Matcher.
 func NewClusterWith(args *Args, m Matcher, log klog.Logger) *Cluster {
 	return &Cluster{
-		args: args, chunk: args.memoryChunk(), gpuRes: v1.ResourceName(args.GPUResource), m: m,
+		args: args, chunk: args.chunks(), gpuRes: v1.ResourceName(args.GPUResource), m: m,
 		nodes: map[string]*nodeState{}, sids: map[int64]string{}, hints: map[string]int64{},
 		levels: map[string]*levelVertex{}, luniq: map[int64]bool{}, nrt: map[string][]units{},
 		pods: map[types.UID]*podState{}, foreign: map[types.UID]*foreignPod{},

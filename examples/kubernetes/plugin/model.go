@@ -23,7 +23,8 @@ import (
 //	/cluster0/<levels>/<node>                   node, id = rank = sid (a stable id)
 //	/cluster0/<levels>/<node>/numa<z>           one per NUMA zone of the node's
 //	                                            NodeResourceTopology, else one for the node
-//	/cluster0/<levels>/<node>/numa<z>/core<i>   one vertex per allocatable core
+//	/cluster0/<levels>/<node>/numa<z>/core<i>   one vertex per allocatable core (cpuChunk:
+//	                                            a core, or a part such as 100m)
 //	…/gpu<i>, …/memory<i>                       one per gpu, one per memory chunk (1Gi)
 //
 // Every leaf has size 1, so whatever a pod gets it gets whole: the R
@@ -139,9 +140,17 @@ func nodeRaw(n *v1.Node, gpuRes v1.ResourceName) raw {
 	return r
 }
 
+// chunks is what one vertex stands for: a core vertex MilliCPU
+// millicores (1000 by default, 100 with cpuChunk 100m), a memory vertex
+// Bytes bytes.
+type chunks struct{ MilliCPU, Bytes int64 }
+
+// wholeCores are the default chunks with memory chunks of mem bytes.
+func wholeCores(mem int64) chunks { return chunks{MilliCPU: 1000, Bytes: mem} }
+
 // capacity is the number of vertices a node offers (rounded down).
-func capacity(r raw, chunk int64) units {
-	u := units{Core: r.MilliCPU / 1000, GPU: r.GPU, Mem: r.Bytes / chunk}
+func capacity(r raw, ch chunks) units {
+	u := units{Core: r.MilliCPU / ch.MilliCPU, GPU: r.GPU, Mem: r.Bytes / ch.Bytes}
 	u.Core, u.GPU, u.Mem = min(max(u.Core, 0), maxLeaves), min(max(u.GPU, 0), maxLeaves), min(max(u.Mem, 0), maxLeaves)
 	return u
 }
@@ -149,8 +158,8 @@ func capacity(r raw, chunk int64) units {
 // demand is the number of vertices a request takes (rounded up). A pod
 // that requests nothing still takes one core, so that every slot holds
 // something.
-func demand(r raw, chunk int64) units {
-	u := units{Core: (r.MilliCPU + 999) / 1000, GPU: r.GPU, Mem: (r.Bytes + chunk - 1) / chunk}
+func demand(r raw, ch chunks) units {
+	u := units{Core: (r.MilliCPU + ch.MilliCPU - 1) / ch.MilliCPU, GPU: r.GPU, Mem: (r.Bytes + ch.Bytes - 1) / ch.Bytes}
 	if u.Core == 0 && u.GPU == 0 && u.Mem == 0 {
 		u.Core = 1
 	}
@@ -159,9 +168,9 @@ func demand(r raw, chunk int64) units {
 
 // used is the number of vertices others' requests r make unavailable on a
 // node offering alloc: what is left is rounded down.
-func used(alloc, r raw, chunk int64) units {
-	total := capacity(alloc, chunk)
-	left := capacity(alloc.sub(r), chunk)
+func used(alloc, r raw, ch chunks) units {
+	total := capacity(alloc, ch)
+	left := capacity(alloc.sub(r), ch)
 	return units{max(total.Core-left.Core, 0), max(total.GPU-left.GPU, 0), max(total.Mem-left.Mem, 0)}
 }
 

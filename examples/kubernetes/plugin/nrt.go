@@ -31,6 +31,11 @@ var NRTResource = schema.GroupVersionResource{Group: "topology.node.k8s.io", Ver
 // (whole chunks) and gpus. Zones of other types (cores, caches) are
 // ignored. A malformed object is an error naming what and where.
 func ZonesFromNRT(u *unstructured.Unstructured, gpuRes v1.ResourceName, chunk int64) ([]units, error) {
+	return zonesFromNRT(u, gpuRes, wholeCores(chunk))
+}
+
+// zonesFromNRT is ZonesFromNRT with core vertices of ch.MilliCPU.
+func zonesFromNRT(u *unstructured.Unstructured, gpuRes v1.ResourceName, ch chunks) ([]units, error) {
 	items, found, err := unstructured.NestedSlice(u.Object, "zones")
 	if err != nil {
 		return nil, fmt.Errorf("NodeResourceTopology %s: zones: %w", u.GetName(), err)
@@ -69,9 +74,9 @@ func ZonesFromNRT(u *unstructured.Unstructured, gpuRes v1.ResourceName, chunk in
 			}
 			switch v1.ResourceName(rn) {
 			case v1.ResourceCPU:
-				zu.Core = q.MilliValue() / 1000
+				zu.Core = q.MilliValue() / ch.MilliCPU
 			case v1.ResourceMemory:
-				zu.Mem = q.Value() / chunk
+				zu.Mem = q.Value() / ch.Bytes
 			case gpuRes:
 				zu.GPU = q.Value()
 			}
@@ -157,7 +162,7 @@ func (p *Plugin) followNRT(ctx context.Context, dc dynamic.Interface) {
 		if !ok {
 			return
 		}
-		zones, err := ZonesFromNRT(u, p.c.gpuRes, p.c.chunk)
+		zones, err := zonesFromNRT(u, p.c.gpuRes, p.c.chunk)
 		if err != nil {
 			log.Error(err, "ignoring a NodeResourceTopology")
 			zones = nil

@@ -72,7 +72,7 @@ func TestRenderRMatchesGofluxion(t *testing.T) {
 			half := units{Core: cores / 2, GPU: gpus / 2, Mem: gib / 2}
 			zones = []units{half, units{Core: cores, GPU: gpus, Mem: gib}.minus(half)}
 		}
-		capu := capacity(nodeRaw(n, gpuName), 1<<30)
+		capu := capacity(nodeRaw(n, gpuName), wholeCores(1<<30))
 		var ls []leaf
 		for _, t := range leafTypes {
 			if k := capu.get(t); k > 0 && rng.IntN(3) > 0 {
