@@ -39,18 +39,19 @@ func replacementSameRack(t *testing.T, k kube, wait time.Duration) {
 	q1 := []string{"rs-1a", "rs-1b", "rs-1c", "rs-1d"}
 	nodes := append(slices.Clone(q1), "rs-2a")
 	t.Cleanup(func() { k.cleanup(nodes, "rs-") })
-	for _, n := range q1 {
+	for _, n := range q1[:3] {
 		k.addNodeL(n, rackLabels("y1", "q1"), 4, 8, 0)
 	}
 	k.addNodeL("rs-2a", rackLabels("y2", "q2"), 2, 8, 0)
-	// rs-1d is cordoned while the gang is placed, so the gang takes 1a-1c
-	k.cordon("rs-1d", true)
+	// rs-1d joins only once the gang is placed, so the gang takes 1a-1c
+	// (a node cordoned right after it is created could still be seen
+	// schedulable by the scheduler).
 	g := k.createGangWith("rs-g", 3, 2, 1, 0, labelled(plugin.KeyRequired, "rack"))
 	pl := k.waitBound(g, wait)
 	if got := distinctNodes(t, pl); !slices.Equal(got, []string{"rs-1a", "rs-1b", "rs-1c"}) {
 		t.Fatalf("gang on %v", got)
 	}
-	k.cordon("rs-1d", false)
+	k.addNodeL("rs-1d", rackLabels("y1", "q1"), 4, 8, 0)
 	dead := pl[g[0]]
 	k.notReady(dead)
 	k.deletePods(g[:1])
@@ -70,6 +71,9 @@ func replacementSameRack(t *testing.T, k kube, wait time.Duration) {
 	// q1, named in its event, and never goes to q2
 	k.deletePods([]string{name})
 	k.cordon("rs-1d", true)
+	// Let the scheduler's informers see the cordon before the pod comes
+	// (there is no event to wait for: the scheduler's cache is private).
+	time.Sleep(2 * time.Second)
 	name2 := g[0] + "-r2"
 	p = podSpec(name2, "rs-g", 3, 2, 1, 0)
 	labelled(plugin.KeyRequired, "rack")(p)
