@@ -573,7 +573,16 @@ func jobspecFragment(reqs []draRequest) ([]*jobspec.Resource, error) {
 		}
 		res := jobspec.Res(r.Driver, uint32(r.Count))
 		if r.Group == 0 || r.GroupLevel == "numa" {
-			// the fragment sits below one NUMA zone already
+			// the fragment sits below one NUMA zone already. Siblings
+			// must have distinct types: requests of one driver add up.
+			if i := slices.IndexFunc(out, func(x *jobspec.Resource) bool { return x.Type == r.Driver }); i >= 0 {
+				n := int64(out[i].Count.Min) + r.Count
+				if n > maxLeaves {
+					return nil, &RequestError{Msg: fmt.Sprintf("claim %s: more than %d devices of driver %q", r.Claim, maxLeaves, r.Driver)}
+				}
+				out[i].Count = jobspec.Fixed(uint32(n))
+				continue
+			}
 			out = append(out, res)
 			continue
 		}

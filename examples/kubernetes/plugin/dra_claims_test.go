@@ -178,6 +178,7 @@ func TestPodDeviceRequests(t *testing.T) {
 		v1.PodResourceClaim{Name: "train", ResourceClaimTemplateName: ptr("two-gpus-one-root")},
 		v1.PodResourceClaim{Name: "extra", ResourceClaimTemplateName: ptr("one-gpu")},
 		v1.PodResourceClaim{Name: "imex", ResourceClaimName: ptr("imex")},
+		v1.PodResourceClaim{Name: "extra2", ResourceClaimTemplateName: ptr("one-gpu")},
 	)
 	rs, err := l.podDeviceRequests(p)
 	if err != nil {
@@ -196,6 +197,7 @@ func TestPodDeviceRequests(t *testing.T) {
 		"ns/p/train|nic|nic.example.com|1|false|1|pcieroot|driver == nic.example.com",
 		"ns/p/extra|g|gpu.example.com|1|false|0||driver == gpu.example.com",
 		"ns/imex|channel|nic.example.com|1|true|0||driver == nic.example.com",
+		"ns/p/extra2|g|gpu.example.com|1|false|0||driver == gpu.example.com",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -218,7 +220,7 @@ func TestPodDeviceRequests(t *testing.T) {
 			t.Fatalf("jobspec lacks %q:\n%s", w, y)
 		}
 	}
-	if len(frag) != 2 || frag[0].Type != "pcieroot" || len(frag[0].With) != 2 || frag[1].Type != "gpu.example.com" || frag[1].Count != jobspec.Fixed(1) {
+	if len(frag) != 2 || frag[0].Type != "pcieroot" || len(frag[0].With) != 2 || frag[1].Type != "gpu.example.com" || frag[1].Count != jobspec.Fixed(2) {
 		t.Fatalf("fragment: %s", y)
 	}
 	// the matching devices
