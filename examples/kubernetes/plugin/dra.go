@@ -411,3 +411,33 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// devBase starts the uniq_ids of DRA vertices (above the level vertices').
+const devBase = int64(1) << 57
+
+// appendDeviceJGF adds the vertices of deviceVertices to a JGF document
+// whose other vertices are already in it. ids maps the paths of the
+// document's vertices to their JGF ids; the DRA vertices are added to it.
+// Uniq_ids hash the path (probing past vertices of the document), so a
+// vertex keeps its id while its path stays. A vertex whose parent is not
+// in the document is an error naming it, and the document is then left
+// unfinished (the caller drops it).
+func appendDeviceJGF(d *jgfDoc, vs []draVertex, ids map[string]string, used map[int64]bool) error {
+	for _, v := range vs { // sorted by path: parents first
+		parent, ok := ids[v.Parent]
+		if !ok {
+			return fmt.Errorf("dra vertex %s: parent %s not in the graph", v.Path, v.Parent)
+		}
+		u := devBase + (hashLevel(v.Path)-levelBase)&levelMask
+		for used[u] {
+			u = devBase + (u-devBase+1)&levelMask
+		}
+		used[u] = true
+		m := jgfMeta{Type: v.Type, Name: v.Name, ID: u & levelMask, UniqID: u, Rank: -1, Size: 1,
+			Properties: v.Props, Paths: map[string]string{"containment": v.Path}}
+		id := d.add(m)
+		d.edge(parent, id)
+		ids[v.Path] = id
+	}
+	return nil
+}
