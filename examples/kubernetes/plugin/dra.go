@@ -422,7 +422,14 @@ const devBase = int64(1) << 57
 // vertex keeps its id while its path stays. A vertex whose parent is not
 // in the document is an error naming it, and the document is then left
 // unfinished (the caller drops it).
+//
+// A vertex takes its parent's rank: a node-local device has its node's, a
+// pool's devices have -1 (they belong to no node).
 func appendDeviceJGF(d *jgfDoc, vs []draVertex, ids map[string]string, used map[int64]bool) error {
+	rank := make(map[string]int64, len(d.Graph.Nodes))
+	for _, n := range d.Graph.Nodes {
+		rank[n.ID] = n.Metadata.Rank
+	}
 	for _, v := range vs { // sorted by path: parents first
 		parent, ok := ids[v.Parent]
 		if !ok {
@@ -433,9 +440,14 @@ func appendDeviceJGF(d *jgfDoc, vs []draVertex, ids map[string]string, used map[
 			u = devBase + (u-devBase+1)&levelMask
 		}
 		used[u] = true
-		m := jgfMeta{Type: v.Type, Name: v.Name, ID: u & levelMask, UniqID: u, Rank: -1, Size: 1,
+		r, ok := rank[parent]
+		if !ok || v.Type == "pool" {
+			r = -1
+		}
+		m := jgfMeta{Type: v.Type, Name: v.Name, ID: u & levelMask, UniqID: u, Rank: r, Size: 1,
 			Properties: v.Props, Paths: map[string]string{"containment": v.Path}}
 		id := d.add(m)
+		rank[id] = r
 		d.edge(parent, id)
 		ids[v.Path] = id
 	}

@@ -337,3 +337,16 @@ func FuzzTranslateSelector(f *testing.F) {
 		}
 	})
 }
+
+// Long && chains within the size bound translate whole; deep nesting is
+// refused by the parser's depth bound, not by a stack overflow.
+func TestSelectorBounds(t *testing.T) {
+	e := strings.TrimSuffix(strings.Repeat(`device.attributes["d"].n >= 1 && `, 300), " && ")
+	if ps, err := translateSelector("t", e); err != nil || len(ps) != 300 {
+		t.Fatalf("300 terms: %d predicates, %v", len(ps), err)
+	}
+	deep := strings.Repeat("(", 2000) + `device.driver == "a"` + strings.Repeat(")", 2000)
+	if _, err := translateSelector("t", deep); err == nil || !strings.Contains(err.Error(), "does not parse") {
+		t.Fatalf("deep nesting: %v", err)
+	}
+}

@@ -92,6 +92,9 @@ func TestDRAMatchSameRoot(t *testing.T) {
 	for _, r := range a.Resources {
 		if r.Type == "gpu.example.com" {
 			got = append(got, r.Path)
+			if r.Rank != 1 {
+				t.Errorf("%s: rank %d, want n1's 1", r.Path, r.Rank)
+			}
 		}
 	}
 	slices.Sort(got)
