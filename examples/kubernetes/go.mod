@@ -3,8 +3,10 @@ module github.com/gofluxion/gofluxion/examples/kubernetes
 go 1.26.0
 
 require (
+	github.com/blang/semver/v4 v4.0.0
 	github.com/gofluxion/gofluxion v0.0.0-00010101000000-000000000000
 	github.com/gofluxion/gofluxion/service v0.0.0-00010101000000-000000000000
+	github.com/google/cel-go v0.29.2
 	go.etcd.io/etcd/server/v3 v3.7.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -25,7 +27,6 @@ require (
 	github.com/NYTimes/gziphandler v1.1.1 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coreos/go-oidc v2.5.0+incompatible // indirect
@@ -58,7 +59,6 @@ require (
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
-	github.com/google/cel-go v0.29.2 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
