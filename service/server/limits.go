@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofluxion/gofluxion"
 	"github.com/gofluxion/gofluxion/jgf"
@@ -116,8 +117,16 @@ func limitOptions(maxBytes int64, streams int, m *Metrics) []grpc.ServerOption {
 		grpc.InTapHandle(l.tap),
 		grpc.ChainUnaryInterceptor(l.check),
 		grpc.MaxConcurrentStreams(uint32(streams)),
+		// A connection that has not finished its TLS and HTTP/2
+		// handshakes in 10 s is closed (grpc's default is 120 s, long
+		// enough for idle half-open connections to pile up).
+		grpc.ConnectionTimeout(HandshakeTimeout),
 	}
 }
+
+// HandshakeTimeout bounds a new gRPC connection's TLS and HTTP/2
+// handshakes.
+const HandshakeTimeout = 10 * time.Second
 
 // DefaultInflightBytes is the default budget of request bytes in flight:
 // an eighth of the memory the process may use (its cgroup's limit, or
