@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -44,16 +45,38 @@ func withCreds(o client.Options) client.Options {
 	return o
 }
 
-// freePort returns a loopback address that was free a moment ago.
+// freePort returns a loopback address that was free a moment ago, for a
+// child process to listen on. It is chosen below the kernel's ephemeral
+// range (32768-60999 by default): a port from that range, free when the
+// test looked, can be taken before the child binds it by any outgoing
+// connection's local end (the replicas' and clients' own), which made
+// restarts fail with "address already in use". No port is handed out
+// twice in one test process.
 func freePort(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := 20000 + rand.IntN(12000)
+		if portsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		portsGiven[p] = true
+		return l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no free port in 20000-31999")
+	return ""
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 // daemon is one gofluxiond child process.
 type daemon struct {
