@@ -54,16 +54,21 @@ func (x *jobBlocks) clone() *jobBlocks {
 }
 
 // reindex recomputes the block starts from block i on.
-func (x *jobBlocks) reindex(i int) {
-	x.start = x.start[:min(i, len(x.start))]
+func (x *jobBlocks) reindex(i int) { x.start = reindexStarts(x.start, x.b, i) }
+
+// reindexStarts recomputes start, the index of each block's first entry,
+// from block i on (shared by jobBlocks and orderBlocks).
+func reindexStarts[T any](start []int, b [][]T, i int) []int {
+	start = start[:min(i, len(start))]
 	n := 0
 	if i > 0 {
-		n = x.start[i-1] + len(x.b[i-1])
+		n = start[i-1] + len(b[i-1])
 	}
-	for ; i < len(x.b); i++ {
-		x.start = append(x.start, n)
-		n += len(x.b[i])
+	for ; i < len(b); i++ {
+		start = append(start, n)
+		n += len(b[i])
 	}
+	return start
 }
 
 // block returns the block that holds job or would hold it (the first
@@ -198,17 +203,7 @@ func (x *orderBlocks) flatten() []outEntry {
 	return l
 }
 
-func (x *orderBlocks) reindex(i int) {
-	x.start = x.start[:min(i, len(x.start))]
-	n := 0
-	if i > 0 {
-		n = x.start[i-1] + len(x.b[i-1])
-	}
-	for ; i < len(x.b); i++ {
-		x.start = append(x.start, n)
-		n += len(x.b[i])
-	}
-}
+func (x *orderBlocks) reindex(i int) { x.start = reindexStarts(x.start, x.b, i) }
 
 func (x *orderBlocks) at(i int) outEntry {
 	bi, _ := slices.BinarySearch(x.start, i+1)

@@ -216,6 +216,14 @@ func parseID(s string) (uint64, error) {
 	return id, nil
 }
 
+// optAt parses the optional time args[i], 0 when absent.
+func optAt(args []string, i int) (int64, error) {
+	if len(args) <= i {
+		return 0, nil
+	}
+	return parseAt(args[i])
+}
+
 func parseAt(s string) (int64, error) {
 	at, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -266,12 +274,9 @@ func cmdUsage(e *env, args []string) error {
 	if err := need(args, 0, 1); err != nil {
 		return err
 	}
-	at := int64(0)
-	if len(args) == 1 {
-		var err error
-		if at, err = parseAt(args[0]); err != nil {
-			return err
-		}
+	at, err := optAt(args, 0)
+	if err != nil {
+		return err
 	}
 	us, err := e.c.With(e.ctx).UsageAt(at)
 	if err != nil {
@@ -320,12 +325,9 @@ func cmdExplain(e *env, args []string) error {
 	if err := need(args, 1, 2); err != nil {
 		return err
 	}
-	at := int64(0)
-	if len(args) > 1 {
-		var err error
-		if at, err = parseAt(args[1]); err != nil {
-			return err
-		}
+	at, err := optAt(args, 1)
+	if err != nil {
+		return err
 	}
 	data, err := os.ReadFile(args[0])
 	if err != nil {
